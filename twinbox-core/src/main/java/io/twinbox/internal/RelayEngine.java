@@ -1,0 +1,266 @@
+package io.twinbox.internal;
+
+import io.twinbox.Relay;
+import io.twinbox.RelayListener;
+import io.twinbox.RelayStats;
+import io.twinbox.spi.Completion;
+import io.twinbox.spi.OutboxMessage;
+import io.twinbox.spi.OutboxStore;
+import io.twinbox.spi.PartitionLease;
+import io.twinbox.spi.Transport;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The relay: a lease keeper thread plus {@code workers} worker threads. Worker {@code w} serves the
+ * held partitions {@code p} with {@code p % workers == w}, so no two workers of a node ever touch
+ * one partition, and leases keep other nodes out. One round of a worker: claim due rows (short
+ * read), publish them in waves outside any transaction, complete them in one fenced transaction.
+ */
+public final class RelayEngine implements Relay {
+  private static final Logger log = LoggerFactory.getLogger(RelayEngine.class);
+  private static final long OUTAGE_BACKOFF_MIN_MS = 100;
+
+  private final OutboxStore store;
+  private final Transport transport;
+  private final RelayConfig config;
+  private final RelayListener listener;
+  private final LeaseKeeper leases;
+  private final ReentrantLock[] workerLocks;
+  private final Semaphore[] wakeUps;
+  private final List<Thread> threads = new ArrayList<>();
+  private final ScheduledExecutorService keeperThread;
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile boolean running;
+  private AutoCloseable writeSubscription = () -> {};
+
+  private final AtomicLong published = new AtomicLong();
+  private final AtomicLong retried = new AtomicLong();
+  private final AtomicLong dead = new AtomicLong();
+  private final AtomicLong fenced = new AtomicLong();
+  private final AtomicLong outages = new AtomicLong();
+  private final AtomicLong batches = new AtomicLong();
+
+  public RelayEngine(OutboxStore store, Transport transport, RelayConfig config, RelayListener listener) {
+    this.store = store;
+    this.transport = transport;
+    this.config = config;
+    this.listener = listener;
+    int n = config.workers();
+    this.workerLocks = new ReentrantLock[n];
+    this.wakeUps = new Semaphore[n];
+    for (int i = 0; i < n; i++) {
+      workerLocks[i] = new ReentrantLock();
+      wakeUps[i] = new Semaphore(0);
+    }
+    this.leases = new LeaseKeeper(store, config.nodeId(), config.leaseTtl(), listener,
+        p -> workerLocks[p % n]);
+    this.keeperThread = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "twinbox-lease-keeper");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  @Override
+  public void start() {
+    if (!started.compareAndSet(false, true)) {
+      throw new IllegalStateException("relay " + config.nodeId() + " was already started");
+    }
+    store.verifySchema();
+    running = true;
+    writeSubscription = store.onWrite(this::wakeAll);
+    long period = Math.max(100, config.leaseTtl().toMillis() / 3);
+    keeperThread.scheduleWithFixedDelay(this::keeperTick, 0, period, TimeUnit.MILLISECONDS);
+    for (int w = 0; w < config.workers(); w++) {
+      int worker = w;
+      Thread t = new Thread(() -> workLoop(worker), "twinbox-relay-" + worker);
+      t.setDaemon(true);
+      threads.add(t);
+      t.start();
+    }
+    log.info("relay {} started: {} workers, batch {}, lease ttl {}, transport {}", config.nodeId(),
+        config.workers(), config.batchSize(), config.leaseTtl(), transport.name());
+  }
+
+  private void keeperTick() {
+    boolean hadNone = leases.partitions().isEmpty();
+    leases.tick();
+    if (hadNone && !leases.partitions().isEmpty()) {
+      wakeAll();
+    }
+  }
+
+  private void wakeAll() {
+    for (Semaphore s : wakeUps) {
+      if (s.availablePermits() == 0) {
+        s.release();
+      }
+    }
+  }
+
+  private void workLoop(int worker) {
+    long outageBackoff = 0;
+    while (running) {
+      try {
+        Round r = round(worker);
+        if (r.outage) {
+          outageBackoff = Math.min(config.outageBackoffMax().toMillis(),
+              Math.max(OUTAGE_BACKOFF_MIN_MS, outageBackoff * 2));
+          sleepOrWake(worker, outageBackoff);
+        } else {
+          outageBackoff = 0;
+          if (!r.full) {
+            sleepOrWake(worker, config.pollInterval().toMillis());
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (RuntimeException e) {
+        outageBackoff = Math.min(config.outageBackoffMax().toMillis(),
+            Math.max(OUTAGE_BACKOFF_MIN_MS, outageBackoff * 2));
+        log.warn("relay {} worker {} round failed; retrying in {} ms: {}", config.nodeId(), worker,
+            outageBackoff, Reasons.of(e));
+        try {
+          sleepOrWake(worker, outageBackoff);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  private record Round(boolean full, boolean outage) {}
+
+  private Round round(int worker) throws InterruptedException {
+    ReentrantLock lock = workerLocks[worker];
+    lock.lock();
+    try {
+      List<PartitionLease> mine = leases.usable(worker, config.workers());
+      if (mine.isEmpty()) {
+        return new Round(false, false);
+      }
+      List<OutboxMessage> batch = store.claim(config.nodeId(), mine, config.batchSize());
+      if (batch.isEmpty()) {
+        return new Round(false, false);
+      }
+      batches.incrementAndGet();
+      WavePublisher.Result r = new WavePublisher(transport, config.retryPolicy(), config.publishTimeout(),
+          config.source()).publish(batch, leases::valid);
+      Completion c = store.complete(config.nodeId(), mine, r.published(), r.failed(), config.completionMode());
+      account(r, c);
+      return new Round(batch.size() >= config.batchSize(), r.outage() != null);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void account(WavePublisher.Result r, Completion c) {
+    if (c.fenced() > 0) {
+      fenced.addAndGet(c.fenced());
+      log.warn("relay {}: {} completions fenced (lease lost); those messages will be republished",
+          config.nodeId(), c.fenced());
+      notify(() -> listener.fenced(c.fenced()));
+    }
+    published.addAndGet(Math.min(r.published().size(), c.completed()));
+    if (!r.published().isEmpty()) {
+      notify(() -> listener.published(r.published()));
+    }
+    for (int i = 0; i < r.failed().size(); i++) {
+      boolean isDead = r.failed().get(i).dead();
+      (isDead ? dead : retried).incrementAndGet();
+      OutboxMessage m = r.failedMessages().get(i);
+      String reason = r.failedReasons().get(i);
+      if (isDead) {
+        log.error("message {} ({} {}/{}) FAILED after {} attempts: {}", m.id(), m.type(), m.aggregateType(),
+            m.aggregateId(), m.attempts() + 1, reason);
+      }
+      notify(() -> listener.publishFailed(m, reason, isDead));
+    }
+    if (r.outage() != null) {
+      outages.incrementAndGet();
+      log.warn("relay {}: broker unavailable, backing off without using attempts: {}", config.nodeId(), r.outage());
+      notify(() -> listener.transportUnavailable(r.outage()));
+    }
+  }
+
+  private void notify(Runnable call) {
+    try {
+      call.run();
+    } catch (RuntimeException e) {
+      log.warn("relay listener failed: {}", Reasons.of(e));
+    }
+  }
+
+  private void sleepOrWake(int worker, long millis) throws InterruptedException {
+    if (wakeUps[worker].tryAcquire(millis, TimeUnit.MILLISECONDS)) {
+      wakeUps[worker].drainPermits();
+    }
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    running = false;
+    wakeAll();
+    for (Thread t : threads) {
+      try {
+        t.join(config.publishTimeout().toMillis() + 5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    try {
+      writeSubscription.close();
+    } catch (Exception e) {
+      log.debug("closing the write subscription failed: {}", Reasons.of(e));
+    }
+    keeperThread.shutdown();
+    try {
+      keeperThread.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (started.get()) {
+      leases.releaseAll();
+    }
+    log.info("relay {} stopped: {}", config.nodeId(), stats());
+  }
+
+  @Override
+  public String nodeId() {
+    return config.nodeId();
+  }
+
+  @Override
+  public Set<Integer> partitions() {
+    return leases.partitions();
+  }
+
+  @Override
+  public RelayStats stats() {
+    return new RelayStats(published.get(), retried.get(), dead.get(), fenced.get(), outages.get(),
+        batches.get(), leases.partitions().size());
+  }
+
+  @Override
+  public RelayConfig config() {
+    return config;
+  }
+}

@@ -1,0 +1,234 @@
+package io.twinbox.jdbc;
+
+import io.twinbox.CompletionMode;
+import io.twinbox.DuplicateMessageIdException;
+import io.twinbox.SchemaNotMigratedException;
+import io.twinbox.StoreException;
+import io.twinbox.jdbc.internal.Migrator;
+import io.twinbox.spi.Completion;
+import io.twinbox.spi.FailedPublish;
+import io.twinbox.spi.OutboxMessage;
+import io.twinbox.spi.OutboxStore;
+import io.twinbox.spi.PartitionLease;
+import io.twinbox.spi.PreparedEvent;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The JDBC {@link OutboxStore}. Writes go through the caller's connection; the relay's work takes
+ * short transactions on connections from the given {@link DataSource}, which should be a pool
+ * (HikariCP or the application's).
+ *
+ * <pre>{@code
+ * JdbcStore store = JdbcStore.builder(dataSource).build();   // dialect detected from the driver
+ * store.migrate();                                           // optional: idempotent
+ * }</pre>
+ *
+ * <p>Thread-safe.
+ */
+public final class JdbcStore implements OutboxStore {
+  private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
+
+  /** Partitions in the schema shipped with this version (the lease table holds one row each). */
+  public static final int PARTITIONS = 64;
+
+  private final DataSource dataSource;
+  private final SqlDialect dialect;
+
+  private JdbcStore(DataSource dataSource, SqlDialect dialect) {
+    this.dataSource = dataSource;
+    this.dialect = dialect;
+  }
+
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(dataSource);
+  }
+
+  /** The dialect in use. */
+  public SqlDialect dialect() {
+    return dialect;
+  }
+
+  /** The data source the relay's transactions use. */
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
+  /**
+   * Creates or upgrades the Twinbox tables from the scripts under {@code db/<dialect>/}. Safe to
+   * call from several instances at once (a database lock serialises them) and again later.
+   */
+  public void migrate() {
+    inTransaction("migrate the schema", c -> {
+      Migrator.migrate(c, dialect);
+      return null;
+    });
+  }
+
+  @Override
+  public int partitionCount() {
+    return PARTITIONS;
+  }
+
+  @Override
+  public void verifySchema() {
+    inTransaction("verify the schema", c -> {
+      dialect.verifySchema(c, PARTITIONS);
+      return null;
+    });
+  }
+
+  @Override
+  public void append(Connection connection, List<PreparedEvent> events) {
+    try {
+      dialect.append(connection, events);
+    } catch (SQLException e) {
+      if (dialect.isDuplicateMessageId(e)) {
+        throw new DuplicateMessageIdException(suppliedId(events), e);
+      }
+      throw map("write outbox events", e);
+    }
+  }
+
+  private static UUID suppliedId(List<PreparedEvent> events) {
+    // Only caller-supplied ids can collide (UUIDv7 ids are unique); name the first of them.
+    return events.stream().filter(e -> e.event().id() != null).map(PreparedEvent::id).findFirst()
+        .orElse(events.get(0).id());
+  }
+
+  @Override
+  public int heartbeat(String nodeId, Duration ttl) {
+    return inTransaction("record the relay heartbeat", c -> dialect.heartbeat(c, nodeId, ttl));
+  }
+
+  @Override
+  public List<PartitionLease> acquire(String nodeId, int max, Duration ttl) {
+    return inTransaction("acquire partition leases", c -> dialect.acquire(c, nodeId, max, ttl));
+  }
+
+  @Override
+  public List<PartitionLease> renew(String nodeId, Collection<PartitionLease> leases, Duration ttl) {
+    return inTransaction("renew partition leases", c -> dialect.renew(c, nodeId, leases, ttl));
+  }
+
+  @Override
+  public void release(String nodeId, Collection<PartitionLease> leases) {
+    inTransaction("release partition leases", c -> {
+      dialect.release(c, nodeId, leases);
+      return null;
+    });
+  }
+
+  @Override
+  public void leave(String nodeId) {
+    inTransaction("remove the relay node", c -> {
+      dialect.leave(c, nodeId);
+      return null;
+    });
+  }
+
+  @Override
+  public List<OutboxMessage> claim(String nodeId, Collection<PartitionLease> leases, int limit) {
+    return inTransaction("claim pending events", c -> {
+      dialect.prepareClaim(c);
+      return dialect.claim(c, nodeId, leases, limit);
+    });
+  }
+
+  @Override
+  public Completion complete(String nodeId, Collection<PartitionLease> leases, List<OutboxMessage> published,
+      List<FailedPublish> failed, CompletionMode mode) {
+    if (published.isEmpty() && failed.isEmpty()) {
+      return new Completion(0, 0, 0);
+    }
+    return inTransaction("complete published events",
+        c -> dialect.complete(c, nodeId, leases, published, failed, mode));
+  }
+
+  @Override
+  public AutoCloseable onWrite(Runnable callback) {
+    return dialect.listen(dataSource, callback);
+  }
+
+  @FunctionalInterface
+  private interface SqlWork<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  private <T> T inTransaction(String what, SqlWork<T> work) {
+    try (Connection c = dataSource.getConnection()) {
+      boolean autoCommit = c.getAutoCommit();
+      if (autoCommit) {
+        c.setAutoCommit(false);
+      }
+      try {
+        T result = work.run(c);
+        c.commit();
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        try {
+          c.rollback();
+        } catch (SQLException re) {
+          e.addSuppressed(re);
+        }
+        throw e;
+      } finally {
+        if (autoCommit) {
+          c.setAutoCommit(true);
+        }
+      }
+    } catch (SQLException e) {
+      throw map(what, e);
+    }
+  }
+
+  private RuntimeException map(String what, SQLException e) {
+    if (dialect.isMissingTable(e)) {
+      return new SchemaNotMigratedException("could not " + what + ": a Twinbox table or column is missing", e);
+    }
+    return new StoreException("could not " + what + " (SQLSTATE " + e.getSQLState() + ")", e);
+  }
+
+  /** Configures a {@link JdbcStore}. Not thread-safe. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private SqlDialect dialect;
+
+    Builder(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource cannot be null");
+    }
+
+    /** The SQL dialect. Default: detected from the JDBC driver's product name. */
+    public Builder dialect(SqlDialect dialect) {
+      this.dialect = Objects.requireNonNull(dialect, "dialect cannot be null");
+      return this;
+    }
+
+    public JdbcStore build() {
+      SqlDialect d = dialect != null ? dialect : detect(dataSource);
+      return new JdbcStore(dataSource, d);
+    }
+
+    private static SqlDialect detect(DataSource dataSource) {
+      try (Connection c = dataSource.getConnection()) {
+        String product = c.getMetaData().getDatabaseProductName();
+        if (product != null && product.toLowerCase(Locale.ROOT).contains("postgresql")) {
+          return PostgresDialect.INSTANCE;
+        }
+        throw new IllegalArgumentException("no Twinbox dialect for database '" + product
+            + "'; supported: PostgreSQL (MySQL/MariaDB coming); pass one with dialect(...)");
+      } catch (SQLException e) {
+        throw new StoreException("could not connect to detect the database dialect", e);
+      }
+    }
+  }
+}

@@ -1,0 +1,400 @@
+package io.twinbox.jdbc;
+
+import io.twinbox.CompletionMode;
+import io.twinbox.SchemaNotMigratedException;
+import io.twinbox.jdbc.internal.PgErrors;
+import io.twinbox.jdbc.internal.PgNotifyListener;
+import io.twinbox.jdbc.internal.Rows;
+import io.twinbox.spi.Completion;
+import io.twinbox.spi.FailedPublish;
+import io.twinbox.spi.OutboxMessage;
+import io.twinbox.spi.PartitionLease;
+import io.twinbox.spi.PreparedEvent;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * PostgreSQL 12+. Holds all of Twinbox's PostgreSQL SQL. Times are judged on the database clock
+ * ({@code clock_timestamp()}); wake-ups come from {@code LISTEN twinbox_outbox}, notified by a
+ * statement trigger at commit. Stateless and thread-safe: use {@link #INSTANCE}.
+ */
+public final class PostgresDialect implements SqlDialect {
+  public static final PostgresDialect INSTANCE = new PostgresDialect();
+
+  /** The channel the outbox's insert trigger notifies. */
+  public static final String CHANNEL = "twinbox_outbox";
+
+  private static final long MIGRATION_LOCK = 0x7477696e626f78L; // "twinbox"
+
+  private static final String INSERT_ORDERED = """
+      WITH s AS (
+        INSERT INTO twinbox_aggregate AS a (aggregate_type, aggregate_id, last_sequence) VALUES (?, ?, 1)
+        ON CONFLICT (aggregate_type, aggregate_id) DO UPDATE SET last_sequence = a.last_sequence + 1
+        RETURNING last_sequence)
+      INSERT INTO twinbox_outbox (id, aggregate_type, aggregate_id, sequence, type, version, payload, headers,
+                                  correlation_id, causation_id, traceparent, occurred_at)
+      SELECT ?, ?, ?, s.last_sequence, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ? FROM s""";
+
+  private static final String INSERT_UNORDERED = """
+      INSERT INTO twinbox_outbox (id, aggregate_type, aggregate_id, sequence, type, version, payload, headers,
+                                  correlation_id, causation_id, traceparent, occurred_at)
+      VALUES (?, ?, NULL, 0, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?)""";
+
+  private static final String VERIFY = """
+      SELECT (SELECT count(*) FROM twinbox_relay_lease),
+             (SELECT count(*) FROM information_schema.columns
+               WHERE table_schema = current_schema() AND table_name = 'twinbox_outbox'
+                 AND column_name IN ('partition_no', 'sequence', 'next_attempt_at', 'traceparent'))""";
+
+  private static final String HEARTBEAT = """
+      INSERT INTO twinbox_relay_node (node_id, heartbeat_at) VALUES (?, clock_timestamp())
+      ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = clock_timestamp()""";
+
+  private static final String LIVE_NODES = """
+      SELECT count(*) FROM twinbox_relay_node
+       WHERE heartbeat_at > clock_timestamp() - ? * interval '1 millisecond'""";
+
+  private static final String FORGET_DEAD_NODES = """
+      DELETE FROM twinbox_relay_node WHERE heartbeat_at < clock_timestamp() - ? * interval '1 millisecond'""";
+
+  private static final String ACQUIRE = """
+      UPDATE twinbox_relay_lease l
+         SET owner = ?, epoch = l.epoch + 1, lease_until = clock_timestamp() + ? * interval '1 millisecond',
+             acquired_at = clock_timestamp()
+       WHERE l.partition_no IN (SELECT f.partition_no FROM twinbox_relay_lease f
+                                 WHERE f.owner IS NULL OR f.lease_until < clock_timestamp()
+                                 ORDER BY random() LIMIT ? FOR UPDATE SKIP LOCKED)
+         AND (l.owner IS NULL OR l.lease_until < clock_timestamp())
+      RETURNING l.partition_no, l.epoch""";
+
+  private static final String RENEW = """
+      UPDATE twinbox_relay_lease SET lease_until = clock_timestamp() + ? * interval '1 millisecond'
+       WHERE owner = ? AND (partition_no, epoch) IN (SELECT * FROM unnest(?::int[], ?::bigint[]))
+      RETURNING partition_no, epoch""";
+
+  private static final String RELEASE = """
+      UPDATE twinbox_relay_lease SET owner = NULL, lease_until = '-infinity'
+       WHERE owner = ? AND (partition_no, epoch) IN (SELECT * FROM unnest(?::int[], ?::bigint[]))""";
+
+  private static final String LEAVE = "DELETE FROM twinbox_relay_node WHERE node_id = ?";
+
+  /**
+   * Due pending rows of partitions this node holds (checked against the lease table, on the
+   * database clock), oldest first, skipping aggregates held back by an earlier FAILED row or an
+   * earlier row that is waiting for its retry. Walks the partial pending index in position order.
+   */
+  private static final String CLAIM = """
+      SELECT o.position, o.id, o.aggregate_type, o.aggregate_id, o.sequence, o.partition_no, o.type, o.version,
+             o.payload::text, o.headers::text, o.correlation_id, o.causation_id, o.traceparent,
+             o.occurred_at, o.created_at, o.attempts
+        FROM twinbox_outbox o
+       WHERE o.status = 'PENDING'
+         AND o.next_attempt_at <= clock_timestamp()
+         AND o.partition_no = ANY(?)
+         AND o.partition_no IN (SELECT l.partition_no FROM twinbox_relay_lease l
+                                 WHERE l.owner = ? AND l.lease_until > clock_timestamp())
+         AND (o.aggregate_id IS NULL OR NOT EXISTS (
+               SELECT 1 FROM twinbox_outbox h
+                WHERE h.aggregate_type = o.aggregate_type AND h.aggregate_id = o.aggregate_id
+                  AND h.sequence < o.sequence
+                  AND (h.status = 'FAILED' OR (h.status = 'PENDING' AND h.attempts > 0))
+                  AND (h.status = 'FAILED' OR h.next_attempt_at > clock_timestamp())))
+       ORDER BY o.position
+       LIMIT ?""";
+
+  /**
+   * A drained outbox is empty most of the time, so its statistics say "empty" exactly when a
+   * burst arrives; without these settings the planner may then pick a sequential scan and sort.
+   */
+  private static final String CLAIM_SETTINGS =
+      "SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off";
+
+  /** Bookkeeping commits may be lost in a crash: that only causes a republish the inbox absorbs. */
+  private static final String COMPLETE_SETTINGS = "SET LOCAL synchronous_commit = off";
+
+  private static final String LOCK_HELD_LEASES = """
+      SELECT partition_no FROM twinbox_relay_lease
+       WHERE owner = ? AND (partition_no, epoch) IN (SELECT * FROM unnest(?::int[], ?::bigint[]))
+         FOR UPDATE""";
+
+  private static final String DELETE_PUBLISHED = """
+      DELETE FROM twinbox_outbox
+       WHERE position = ANY(?) AND partition_no = ANY(?) AND status = 'PENDING'""";
+
+  private static final String MARK_PUBLISHED = """
+      UPDATE twinbox_outbox SET status = 'PUBLISHED', published_at = clock_timestamp()
+       WHERE position = ANY(?) AND partition_no = ANY(?) AND status = 'PENDING'""";
+
+  private static final String RECORD_FAILURES = """
+      UPDATE twinbox_outbox o
+         SET attempts = o.attempts + 1,
+             status = CASE WHEN f.dead THEN 'FAILED' ELSE 'PENDING' END,
+             next_attempt_at = clock_timestamp() + f.delay_ms * interval '1 millisecond',
+             last_error = f.error
+        FROM unnest(?::bigint[], ?::boolean[], ?::bigint[], ?::text[]) AS f(position, dead, delay_ms, error)
+       WHERE o.position = f.position AND o.partition_no = ANY(?) AND o.status = 'PENDING'""";
+
+  private PostgresDialect() {}
+
+  @Override
+  public String name() {
+    return "postgresql";
+  }
+
+  @Override
+  public List<String> migrations() {
+    return List.of("V1__twinbox.sql");
+  }
+
+  @Override
+  public void lockForMigration(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
+      ps.setLong(1, MIGRATION_LOCK);
+      ps.execute();
+    }
+  }
+
+  @Override
+  public void verifySchema(Connection c, int partitions) throws SQLException {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(VERIFY)) {
+      rs.next();
+      long leases = rs.getLong(1);
+      long columns = rs.getLong(2);
+      if (columns != 4) {
+        throw new SchemaNotMigratedException("twinbox_outbox lacks columns of schema version 1", null);
+      }
+      if (leases != partitions) {
+        throw new SchemaNotMigratedException(
+            "twinbox_relay_lease has " + leases + " partitions, expected " + partitions, null);
+      }
+    }
+  }
+
+  @Override
+  public void append(Connection c, List<PreparedEvent> events) throws SQLException {
+    List<PreparedEvent> ordered = new ArrayList<>();
+    List<PreparedEvent> unordered = new ArrayList<>();
+    for (PreparedEvent e : events) {
+      (e.event().ordered() ? ordered : unordered).add(e);
+    }
+    if (!ordered.isEmpty()) {
+      // Take counter locks in one global order (stable: keeps each aggregate's own order), so
+      // that two multi-aggregate writes cannot deadlock on the counters.
+      ordered.sort(Comparator.comparing((PreparedEvent e) -> e.event().aggregateType())
+          .thenComparing(e -> e.event().aggregateId()));
+      try (PreparedStatement ps = c.prepareStatement(INSERT_ORDERED)) {
+        for (PreparedEvent e : ordered) {
+          int i = 1;
+          ps.setString(i++, e.event().aggregateType());
+          ps.setString(i++, e.event().aggregateId());
+          ps.setObject(i++, e.id());
+          ps.setString(i++, e.event().aggregateType());
+          ps.setString(i++, e.event().aggregateId());
+          bindCommon(ps, i, e);
+          addOrRun(ps, ordered.size());
+        }
+        if (ordered.size() > 1) {
+          ps.executeBatch();
+        }
+      }
+    }
+    if (!unordered.isEmpty()) {
+      try (PreparedStatement ps = c.prepareStatement(INSERT_UNORDERED)) {
+        for (PreparedEvent e : unordered) {
+          int i = 1;
+          ps.setObject(i++, e.id());
+          ps.setString(i++, e.event().aggregateType());
+          bindCommon(ps, i, e);
+          addOrRun(ps, unordered.size());
+        }
+        if (unordered.size() > 1) {
+          ps.executeBatch();
+        }
+      }
+    }
+  }
+
+  private static void addOrRun(PreparedStatement ps, int count) throws SQLException {
+    if (count == 1) {
+      ps.executeUpdate();
+    } else {
+      ps.addBatch();
+    }
+  }
+
+  private static void bindCommon(PreparedStatement ps, int i, PreparedEvent e) throws SQLException {
+    ps.setString(i++, e.event().type());
+    ps.setInt(i++, e.event().version());
+    ps.setString(i++, e.event().payload());
+    ps.setString(i++, e.headersJson());
+    ps.setString(i++, e.event().correlationId());
+    ps.setString(i++, e.event().causationId());
+    ps.setString(i++, e.traceparent());
+    ps.setTimestamp(i, Timestamp.from(e.occurredAt()));
+  }
+
+  @Override
+  public int heartbeat(Connection c, String nodeId, Duration ttl) throws SQLException {
+    try (PreparedStatement up = c.prepareStatement(HEARTBEAT);
+        PreparedStatement forget = c.prepareStatement(FORGET_DEAD_NODES);
+        PreparedStatement count = c.prepareStatement(LIVE_NODES)) {
+      up.setString(1, nodeId);
+      up.executeUpdate();
+      forget.setLong(1, ttl.toMillis() * 10);
+      forget.executeUpdate();
+      count.setLong(1, ttl.toMillis());
+      try (ResultSet rs = count.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  @Override
+  public List<PartitionLease> acquire(Connection c, String nodeId, int max, Duration ttl) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(ACQUIRE)) {
+      ps.setString(1, nodeId);
+      ps.setLong(2, ttl.toMillis());
+      ps.setInt(3, max);
+      return leases(ps);
+    }
+  }
+
+  @Override
+  public List<PartitionLease> renew(Connection c, String nodeId, Collection<PartitionLease> leases, Duration ttl)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(RENEW)) {
+      ps.setLong(1, ttl.toMillis());
+      ps.setString(2, nodeId);
+      bindLeases(c, ps, 3, leases);
+      return leases(ps);
+    }
+  }
+
+  @Override
+  public void release(Connection c, String nodeId, Collection<PartitionLease> leases) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(RELEASE)) {
+      ps.setString(1, nodeId);
+      bindLeases(c, ps, 2, leases);
+      ps.executeUpdate();
+    }
+  }
+
+  @Override
+  public void leave(Connection c, String nodeId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(LEAVE)) {
+      ps.setString(1, nodeId);
+      ps.executeUpdate();
+    }
+  }
+
+  @Override
+  public void prepareClaim(Connection c) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute(CLAIM_SETTINGS);
+    }
+  }
+
+  @Override
+  public List<OutboxMessage> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(CLAIM)) {
+      ps.setArray(1, intArray(c, leases.stream().map(PartitionLease::partition).toList()));
+      ps.setString(2, nodeId);
+      ps.setInt(3, limit);
+      List<OutboxMessage> result = new ArrayList<>(Math.min(limit, 1024));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          result.add(Rows.message(rs));
+        }
+      }
+      return result;
+    }
+  }
+
+  @Override
+  public Completion complete(Connection c, String nodeId, Collection<PartitionLease> leases,
+      List<OutboxMessage> published, List<FailedPublish> failed, CompletionMode mode) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute(COMPLETE_SETTINGS);
+    }
+    List<Integer> held = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(LOCK_HELD_LEASES)) {
+      ps.setString(1, nodeId);
+      bindLeases(c, ps, 2, leases);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          held.add(rs.getInt(1));
+        }
+      }
+    }
+    Array heldArray = intArray(c, held);
+    int completed = 0;
+    if (!published.isEmpty() && !held.isEmpty()) {
+      try (PreparedStatement ps = c.prepareStatement(mode == CompletionMode.DELETE ? DELETE_PUBLISHED : MARK_PUBLISHED)) {
+        ps.setArray(1, c.createArrayOf("int8", published.stream().map(OutboxMessage::position).toArray()));
+        ps.setArray(2, heldArray);
+        completed = ps.executeUpdate();
+      }
+    }
+    int failedRows = 0;
+    if (!failed.isEmpty() && !held.isEmpty()) {
+      try (PreparedStatement ps = c.prepareStatement(RECORD_FAILURES)) {
+        ps.setArray(1, c.createArrayOf("int8", failed.stream().map(FailedPublish::position).toArray()));
+        ps.setArray(2, c.createArrayOf("bool", failed.stream().map(FailedPublish::dead).toArray()));
+        ps.setArray(3, c.createArrayOf("int8", failed.stream().map(f -> f.retryAfter().toMillis()).toArray()));
+        ps.setArray(4, c.createArrayOf("text", failed.stream().map(FailedPublish::error).toArray()));
+        ps.setArray(5, heldArray);
+        failedRows = ps.executeUpdate();
+      }
+    }
+    int fenced = (published.size() - completed) + (failed.size() - failedRows);
+    return new Completion(completed, failedRows, fenced);
+  }
+
+  @Override
+  public boolean isDuplicateMessageId(SQLException e) {
+    return "23505".equals(e.getSQLState()) && PgErrors.constraintOf(e).map("twinbox_outbox_id"::equals).orElse(true);
+  }
+
+  @Override
+  public boolean isMissingTable(SQLException e) {
+    return "42P01".equals(e.getSQLState()) || "42703".equals(e.getSQLState());
+  }
+
+  @Override
+  public AutoCloseable listen(DataSource dataSource, Runnable callback) {
+    return PgNotifyListener.start(dataSource, CHANNEL, callback);
+  }
+
+  private static List<PartitionLease> leases(PreparedStatement ps) throws SQLException {
+    List<PartitionLease> result = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        result.add(new PartitionLease(rs.getInt(1), rs.getLong(2)));
+      }
+    }
+    return result;
+  }
+
+  private static void bindLeases(Connection c, PreparedStatement ps, int index, Collection<PartitionLease> leases)
+      throws SQLException {
+    ps.setArray(index, intArray(c, leases.stream().map(PartitionLease::partition).toList()));
+    ps.setArray(index + 1, c.createArrayOf("int8", leases.stream().map(PartitionLease::epoch).toArray()));
+  }
+
+  private static Array intArray(Connection c, List<Integer> values) throws SQLException {
+    return c.createArrayOf("int4", values.toArray());
+  }
+}

@@ -1,0 +1,76 @@
+package io.twinbox.jdbc;
+
+import io.twinbox.CompletionMode;
+import io.twinbox.spi.Completion;
+import io.twinbox.spi.FailedPublish;
+import io.twinbox.spi.OutboxMessage;
+import io.twinbox.spi.PartitionLease;
+import io.twinbox.spi.PreparedEvent;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * Everything that differs between databases: the SQL text, how parameters are bound, and how
+ * errors are recognised (by SQLSTATE or vendor code, never by message text). A dialect runs
+ * statements on the connection it is given; {@link JdbcStore} owns connections and transactions.
+ *
+ * <p>Implementations are stateless and thread-safe.
+ */
+public interface SqlDialect {
+
+  /** The folder under {@code db/} that holds this dialect's schema scripts. */
+  String name();
+
+  /** Schema scripts in the order they apply, relative to {@code db/<name>/}. */
+  List<String> migrations();
+
+  /** Takes a lock that serialises concurrent migrations until the transaction ends. */
+  void lockForMigration(Connection c) throws SQLException;
+
+  /** Throws {@code SchemaNotMigratedException} unless the schema is current. */
+  void verifySchema(Connection c, int partitions) throws SQLException;
+
+  /** Inserts the events in the caller's transaction, taking each aggregate's next sequence. */
+  void append(Connection c, List<PreparedEvent> events) throws SQLException;
+
+  /** Upserts the node's heartbeat and returns the number of nodes alive within {@code ttl}. */
+  int heartbeat(Connection c, String nodeId, Duration ttl) throws SQLException;
+
+  List<PartitionLease> acquire(Connection c, String nodeId, int max, Duration ttl) throws SQLException;
+
+  List<PartitionLease> renew(Connection c, String nodeId, Collection<PartitionLease> leases, Duration ttl)
+      throws SQLException;
+
+  void release(Connection c, String nodeId, Collection<PartitionLease> leases) throws SQLException;
+
+  void leave(Connection c, String nodeId) throws SQLException;
+
+  /** Runs the claim query; called inside a transaction that {@link #prepareClaim} set up. */
+  List<OutboxMessage> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
+      throws SQLException;
+
+  /** Session settings for the claim's transaction (e.g. keep the planner on the index). */
+  void prepareClaim(Connection c) throws SQLException;
+
+  /** Locks the still-held leases and completes rows of those partitions only. */
+  Completion complete(Connection c, String nodeId, Collection<PartitionLease> leases,
+      List<OutboxMessage> published, List<FailedPublish> failed, CompletionMode mode) throws SQLException;
+
+  /** True for a unique-key violation on the outbox's message id. */
+  boolean isDuplicateMessageId(SQLException e);
+
+  /** True when the error says a Twinbox table does not exist. */
+  boolean isMissingTable(SQLException e);
+
+  /**
+   * Starts a listener that runs {@code callback} when a transaction that wrote events commits.
+   * Dialects without such a signal return a no-op.
+   */
+  default AutoCloseable listen(DataSource dataSource, Runnable callback) {
+    return () -> {};
+  }
+}

@@ -1,0 +1,48 @@
+package io.twinbox.kafka.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class TopicGateTest {
+  private static final long MS = 1_000_000L;
+  private final AtomicLong now = new AtomicLong(1_000 * MS);
+  private final TopicGate gate = new TopicGate(1_000, now::get);
+
+  @Test
+  void aSendThatBlockedForMaxBlockClosesItsTopicForAsLong() {
+    long start = now.get();
+    now.addAndGet(1_000 * MS);
+    gate.record("orders", start, true);
+
+    assertThat(gate.isOpen("orders")).isFalse();
+    assertThat(gate.isOpen("payments")).isTrue();
+    now.addAndGet(999 * MS);
+    assertThat(gate.isOpen("orders")).isFalse();
+    now.addAndGet(MS);
+    assertThat(gate.isOpen("orders")).isTrue();
+  }
+
+  @Test
+  void quickFailuresAndSlowSuccessesLeaveTheTopicOpen() {
+    long start = now.get();
+    now.addAndGet(10 * MS);
+    gate.record("orders", start, true);
+    assertThat(gate.isOpen("orders")).isTrue();
+
+    start = now.get();
+    now.addAndGet(5_000 * MS);
+    gate.record("orders", start, false);
+    assertThat(gate.isOpen("orders")).isTrue();
+  }
+
+  @Test
+  void aProducerThatNeverBlocksNeedsNoGate() {
+    TopicGate off = new TopicGate(0, now::get);
+    long start = now.get();
+    now.addAndGet(60_000 * MS);
+    off.record("orders", start, true);
+    assertThat(off.isOpen("orders")).isTrue();
+  }
+}

@@ -81,7 +81,7 @@ public final class DefaultOutbox implements Outbox {
   private static void requireTransaction(Connection connection) {
     try {
       if (connection.getAutoCommit()) {
-        throw new NoActiveTransactionException();
+        throw new NoActiveTransactionException("outbox write");
       }
     } catch (SQLException e) {
       throw new StoreException("could not read the connection's auto-commit mode", e);

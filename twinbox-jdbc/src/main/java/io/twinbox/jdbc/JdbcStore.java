@@ -2,9 +2,9 @@ package io.twinbox.jdbc;
 
 import io.twinbox.CompletionMode;
 import io.twinbox.DuplicateMessageIdException;
-import io.twinbox.SchemaNotMigratedException;
 import io.twinbox.StoreException;
 import io.twinbox.jdbc.internal.Migrator;
+import io.twinbox.jdbc.internal.Transactions;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
 import io.twinbox.spi.OutboxMessage;
@@ -20,8 +20,6 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.UUID;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The JDBC {@link OutboxStore}. Writes go through the caller's connection; the relay's work takes
@@ -36,8 +34,6 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe.
  */
 public final class JdbcStore implements OutboxStore {
-  private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
-
   /** Partitions in the schema shipped with this version (the lease table holds one row each). */
   public static final int PARTITIONS = 64;
 
@@ -95,7 +91,7 @@ public final class JdbcStore implements OutboxStore {
       if (dialect.isDuplicateMessageId(e)) {
         throw new DuplicateMessageIdException(suppliedId(events), e);
       }
-      throw map("write outbox events", e);
+      throw Transactions.map(dialect, "write outbox events", e);
     }
   }
 
@@ -159,43 +155,8 @@ public final class JdbcStore implements OutboxStore {
     return dialect.listen(dataSource, callback);
   }
 
-  @FunctionalInterface
-  private interface SqlWork<T> {
-    T run(Connection c) throws SQLException;
-  }
-
-  private <T> T inTransaction(String what, SqlWork<T> work) {
-    try (Connection c = dataSource.getConnection()) {
-      boolean autoCommit = c.getAutoCommit();
-      if (autoCommit) {
-        c.setAutoCommit(false);
-      }
-      try {
-        T result = work.run(c);
-        c.commit();
-        return result;
-      } catch (SQLException | RuntimeException e) {
-        try {
-          c.rollback();
-        } catch (SQLException re) {
-          e.addSuppressed(re);
-        }
-        throw e;
-      } finally {
-        if (autoCommit) {
-          c.setAutoCommit(true);
-        }
-      }
-    } catch (SQLException e) {
-      throw map(what, e);
-    }
-  }
-
-  private RuntimeException map(String what, SQLException e) {
-    if (dialect.isMissingTable(e)) {
-      return new SchemaNotMigratedException("could not " + what + ": a Twinbox table or column is missing", e);
-    }
-    return new StoreException("could not " + what + " (SQLSTATE " + e.getSQLState() + ")", e);
+  private <T> T inTransaction(String what, Transactions.SqlWork<T> work) {
+    return Transactions.run(dataSource, dialect, what, work);
   }
 
   /** Configures a {@link JdbcStore}. Not thread-safe. */

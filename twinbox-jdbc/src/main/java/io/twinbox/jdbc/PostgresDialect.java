@@ -1,7 +1,10 @@
 package io.twinbox.jdbc;
 
 import io.twinbox.CompletionMode;
+import io.twinbox.InboxMessage;
 import io.twinbox.SchemaNotMigratedException;
+import io.twinbox.internal.Headers;
+import io.twinbox.internal.Reasons;
 import io.twinbox.jdbc.internal.PgErrors;
 import io.twinbox.jdbc.internal.PgNotifyListener;
 import io.twinbox.jdbc.internal.Rows;
@@ -21,7 +24,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 
 /**
@@ -147,6 +152,38 @@ public final class PostgresDialect implements SqlDialect {
         FROM unnest(?::bigint[], ?::boolean[], ?::bigint[], ?::text[]) AS f(position, dead, delay_ms, error)
        WHERE o.position = f.position AND o.partition_no = ANY(?) AND o.status = 'PENDING'""";
 
+  private static final String INBOX_RECORD = """
+      INSERT INTO twinbox_inbox (consumer, message_id, payload_hash)
+      SELECT ?, t.id, t.hash FROM unnest(?::text[], ?::text[]) AS t(id, hash) ORDER BY t.id
+      ON CONFLICT (consumer, message_id) DO NOTHING
+      RETURNING message_id""";
+
+  private static final String INBOX_HASHES = """
+      SELECT message_id, payload_hash FROM twinbox_inbox WHERE consumer = ? AND message_id = ANY(?)""";
+
+  private static final String INBOX_PARK = """
+      INSERT INTO twinbox_inbox_parked (consumer, message_id, type, version, source, aggregate_type, aggregate_id,
+          sequence, payload, headers, correlation_id, causation_id, traceparent, origin, payload_hash, reason, attempts)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?)""";
+
+  private static final String INBOX_MARK_PARKED = """
+      INSERT INTO twinbox_inbox (consumer, message_id, payload_hash) VALUES (?, ?, ?)
+      ON CONFLICT (consumer, message_id) DO NOTHING""";
+
+  private static final String INBOX_ATTEMPT = """
+      INSERT INTO twinbox_inbox_attempt AS a (consumer, message_id, attempts, last_error) VALUES (?, ?, 1, ?)
+      ON CONFLICT (consumer, message_id)
+        DO UPDATE SET attempts = a.attempts + 1, last_error = excluded.last_error, updated_at = clock_timestamp()
+      RETURNING attempts""";
+
+  private static final String INBOX_CLEAR_ATTEMPTS =
+      "DELETE FROM twinbox_inbox_attempt WHERE consumer = ? AND message_id = ?";
+
+  private static final String INBOX_PURGE = """
+      DELETE FROM twinbox_inbox WHERE ctid IN (
+        SELECT ctid FROM twinbox_inbox
+         WHERE received_at < clock_timestamp() - ? * interval '1 millisecond' LIMIT ?)""";
+
   private PostgresDialect() {}
 
   @Override
@@ -156,7 +193,7 @@ public final class PostgresDialect implements SqlDialect {
 
   @Override
   public List<String> migrations() {
-    return List.of("V1__twinbox.sql");
+    return List.of("V1__twinbox.sql", "V2__inbox.sql");
   }
 
   @Override
@@ -363,6 +400,106 @@ public final class PostgresDialect implements SqlDialect {
     }
     int fenced = (published.size() - completed) + (failed.size() - failedRows);
     return new Completion(completed, failedRows, fenced);
+  }
+
+  @Override
+  public List<String> inboxRecord(Connection c, String consumer, Map<String, String> hashes) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INBOX_RECORD)) {
+      ps.setString(1, consumer);
+      ps.setArray(2, c.createArrayOf("text", hashes.keySet().toArray()));
+      ps.setArray(3, c.createArrayOf("text", hashes.values().toArray()));
+      List<String> inserted = new ArrayList<>(hashes.size());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          inserted.add(rs.getString(1));
+        }
+      }
+      return inserted;
+    }
+  }
+
+  @Override
+  public Map<String, String> inboxHashes(Connection c, String consumer, List<String> ids) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INBOX_HASHES)) {
+      ps.setString(1, consumer);
+      ps.setArray(2, c.createArrayOf("text", ids.toArray()));
+      Map<String, String> result = new HashMap<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          result.put(rs.getString(1), rs.getString(2));
+        }
+      }
+      return result;
+    }
+  }
+
+  @Override
+  public void inboxPark(Connection c, String consumer, InboxMessage m, String hash, String reason, int attempts)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INBOX_PARK)) {
+      int i = 1;
+      ps.setString(i++, consumer);
+      ps.setString(i++, m.id());
+      ps.setString(i++, m.type());
+      ps.setInt(i++, m.version());
+      ps.setString(i++, m.source());
+      ps.setString(i++, m.aggregateType());
+      ps.setString(i++, m.aggregateId());
+      ps.setLong(i++, m.sequence());
+      ps.setString(i++, m.payload());
+      ps.setString(i++, Headers.toJson(m.headers()));
+      ps.setString(i++, m.correlationId());
+      ps.setString(i++, m.causationId());
+      ps.setString(i++, m.traceparent());
+      ps.setString(i++, m.origin());
+      ps.setString(i++, hash);
+      ps.setString(i++, Reasons.clip(reason));
+      ps.setInt(i, attempts);
+      ps.executeUpdate();
+    }
+    try (PreparedStatement ps = c.prepareStatement(INBOX_MARK_PARKED)) {
+      ps.setString(1, consumer);
+      ps.setString(2, m.id());
+      ps.setString(3, hash);
+      ps.executeUpdate();
+    }
+  }
+
+  @Override
+  public int inboxRecordAttempt(Connection c, String consumer, String messageId, String error) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INBOX_ATTEMPT)) {
+      ps.setString(1, consumer);
+      ps.setString(2, messageId);
+      ps.setString(3, Reasons.clip(error));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  @Override
+  public void inboxClearAttempts(Connection c, String consumer, String messageId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INBOX_CLEAR_ATTEMPTS)) {
+      ps.setString(1, consumer);
+      ps.setString(2, messageId);
+      ps.executeUpdate();
+    }
+  }
+
+  @Override
+  public int inboxPurge(Connection c, Duration age, int limit) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INBOX_PURGE)) {
+      ps.setLong(1, age.toMillis());
+      ps.setInt(2, limit);
+      return ps.executeUpdate();
+    }
+  }
+
+  @Override
+  public boolean isTransient(SQLException e) {
+    String state = PgErrors.sqlState(e);
+    return "40001".equals(state) || "40P01".equals(state);
   }
 
   /** The claim's plan as the relay would run it; for tests that pin the plan to the index. */

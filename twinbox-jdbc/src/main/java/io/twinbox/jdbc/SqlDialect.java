@@ -1,6 +1,7 @@
 package io.twinbox.jdbc;
 
 import io.twinbox.CompletionMode;
+import io.twinbox.InboxMessage;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
 import io.twinbox.spi.OutboxMessage;
@@ -11,6 +12,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 
 /**
@@ -59,6 +61,27 @@ public interface SqlDialect {
   /** Locks the still-held leases and completes rows of those partitions only. */
   Completion complete(Connection c, String nodeId, Collection<PartitionLease> leases,
       List<OutboxMessage> published, List<FailedPublish> failed, CompletionMode mode) throws SQLException;
+
+  /** Inserts inbox records, skipping existing keys; returns the ids inserted. */
+  List<String> inboxRecord(Connection c, String consumer, Map<String, String> hashes) throws SQLException;
+
+  /** Reads the payload hashes of recorded ids. */
+  Map<String, String> inboxHashes(Connection c, String consumer, List<String> ids) throws SQLException;
+
+  /** Parks a message and records it in the inbox (if not yet there). */
+  void inboxPark(Connection c, String consumer, InboxMessage m, String hash, String reason, int attempts)
+      throws SQLException;
+
+  /** Increments a message's attempt counter and returns the new value. */
+  int inboxRecordAttempt(Connection c, String consumer, String messageId, String error) throws SQLException;
+
+  void inboxClearAttempts(Connection c, String consumer, String messageId) throws SQLException;
+
+  /** Deletes up to {@code limit} inbox records older than {@code age}. */
+  int inboxPurge(Connection c, Duration age, int limit) throws SQLException;
+
+  /** True for a transient conflict worth retrying (serialization failure, deadlock). */
+  boolean isTransient(SQLException e);
 
   /** True for a unique-key violation on the outbox's message id. */
   boolean isDuplicateMessageId(SQLException e);

@@ -1,0 +1,236 @@
+package io.twinbox.internal;
+
+import io.twinbox.Inbox;
+import io.twinbox.InboxHandler;
+import io.twinbox.InboxHandlerException;
+import io.twinbox.InboxMessage;
+import io.twinbox.InboxOutcome;
+import io.twinbox.RetryPolicy;
+import io.twinbox.TwinboxException;
+import io.twinbox.UnprocessableMessageException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker-independent half of a consumer adapter: takes one partition's (or queue's) messages
+ * in order and brings each to a committed end — processed, duplicate or parked — in transactions
+ * of up to {@code batchSize} messages. The adapter acknowledges the broker only for what
+ * {@link #process} reports as done, i.e. after the commit.
+ *
+ * <ul>
+ *   <li>A handler failure rolls the batch back; the messages before it are committed on their
+ *       own, then the failing one is retried alone with backoff. Each failure is counted in the
+ *       store in its own transaction; at {@code maxAttempts} the message is parked.
+ *   <li>An {@link UnprocessableMessageException}, or a message the adapter could not decode, is
+ *       parked at once.
+ *   <li>Database trouble (lost connection, serialization failure, deadlock) is retried with
+ *       backoff and costs no attempt.
+ *   <li>In suspect mode (right after a restart or rebalance) the first message is counted
+ *       <em>before</em> its handler runs, so a message that kills the process is parked after
+ *       {@code maxAttempts} restarts instead of crashing the consumer forever.
+ * </ul>
+ *
+ * <p>Not thread-safe: one instance per consuming thread.
+ */
+public final class InboxRunner {
+  private static final Logger log = LoggerFactory.getLogger(InboxRunner.class);
+
+  /** A received message, or the reason it could not be decoded. */
+  public record Item(InboxMessage message, String decodeFailure) {}
+
+  private final Inbox inbox;
+  private final DataSource dataSource;
+  private final InboxHandler handler;
+  private final int batchSize;
+  private final RetryPolicy retry;
+  private final BooleanSupplier running;
+
+  public final AtomicLong processed = new AtomicLong();
+  public final AtomicLong duplicates = new AtomicLong();
+  public final AtomicLong parked = new AtomicLong();
+  public final AtomicLong retries = new AtomicLong();
+  public final AtomicLong transactions = new AtomicLong();
+
+  public InboxRunner(Inbox inbox, DataSource dataSource, InboxHandler handler, int batchSize, RetryPolicy retry,
+      BooleanSupplier running) {
+    this.inbox = inbox;
+    this.dataSource = dataSource;
+    this.handler = handler;
+    this.batchSize = batchSize;
+    this.retry = retry;
+    this.running = running;
+  }
+
+  /**
+   * Brings the items, in order, to a committed end.
+   *
+   * @return how many leading items are done (all of them unless stopped)
+   */
+  public int process(List<Item> items, boolean suspect) throws InterruptedException {
+    int done = 0;
+    int cap = batchSize;
+    int infraFailures = 0;
+    int precounted = 0; // attempts already counted for the head (suspect mode)
+    boolean headHasAttempts = false;
+    while (done < items.size()) {
+      if (!running.getAsBoolean()) {
+        return done;
+      }
+      Item head = items.get(done);
+      if (head.decodeFailure() != null) {
+        if (!park(head.message(), head.decodeFailure(), 0)) {
+          infraFailures = pause(++infraFailures);
+          continue;
+        }
+        done++;
+        suspect = false;
+        continue;
+      }
+      if (suspect) {
+        int attempts;
+        try {
+          attempts = inbox.store().recordAttempt(inbox.consumer(), head.message().id(), "started after a restart");
+        } catch (TwinboxException e) {
+          infraFailures = pause(++infraFailures);
+          continue;
+        }
+        if (attempts > retry.maxAttempts()) {
+          if (park(head.message(), "the consumer stopped while processing this message " + (attempts - 1)
+              + " times (maxAttempts " + retry.maxAttempts() + ")", attempts - 1)) {
+            done++;
+            suspect = false;
+          }
+          continue;
+        }
+        precounted = attempts;
+        headHasAttempts = true;
+      }
+      int end = suspect ? done + 1 : Math.min(items.size(), done + cap);
+      int stop = done;
+      while (stop < end && items.get(stop).decodeFailure() == null) {
+        stop++;
+      }
+      List<InboxMessage> batch = items.subList(done, stop).stream().map(Item::message).toList();
+      try {
+        commit(batch, headHasAttempts);
+        done += batch.size();
+        cap = batchSize;
+        suspect = false;
+        precounted = 0;
+        headHasAttempts = false;
+        infraFailures = 0;
+      } catch (InboxHandlerException e) {
+        if (e.index() > 0) {
+          cap = e.index(); // commit the messages before the failing one on their own first
+          continue;
+        }
+        InboxMessage m = batch.get(0);
+        Throwable cause = e.getCause();
+        if (cause instanceof UnprocessableMessageException) {
+          if (park(m, "unprocessable: " + Reasons.of(cause), 1)) {
+            done++;
+            suspect = false;
+            precounted = 0;
+            headHasAttempts = false;
+          }
+          continue;
+        }
+        int attempts = precounted;
+        if (attempts == 0) {
+          try {
+            attempts = inbox.store().recordAttempt(inbox.consumer(), m.id(), Reasons.of(cause));
+          } catch (TwinboxException se) {
+            infraFailures = pause(++infraFailures);
+            continue;
+          }
+        }
+        precounted = 0;
+        suspect = false;
+        headHasAttempts = true;
+        if (retry.exhausted(attempts)) {
+          if (park(m, "handler failed " + attempts + " times; last: " + Reasons.of(cause), attempts)) {
+            done++;
+            headHasAttempts = false;
+          }
+        } else {
+          retries.incrementAndGet();
+          log.warn("consumer {}: message {} failed (attempt {}/{}), retrying: {}", inbox.consumer(), m.id(), attempts,
+              retry.maxAttempts(), Reasons.of(cause));
+          Thread.sleep(retry.delayAfter(attempts).toMillis());
+        }
+        cap = 1;
+      } catch (TwinboxException | SQLException e) {
+        log.warn("consumer {}: database trouble, retrying without using an attempt: {}", inbox.consumer(),
+            Reasons.of(e));
+        infraFailures = pause(++infraFailures);
+      }
+    }
+    return done;
+  }
+
+  private void commit(List<InboxMessage> batch, boolean clearAttempts) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        List<InboxOutcome> outcomes = inbox.processAll(c, batch, handler);
+        if (clearAttempts) {
+          inbox.store().clearAttempts(c, inbox.consumer(), batch.get(0).id());
+        }
+        c.commit();
+        transactions.incrementAndGet();
+        for (InboxOutcome o : outcomes) {
+          switch (o) {
+            case PROCESSED -> processed.incrementAndGet();
+            case DUPLICATE -> duplicates.incrementAndGet();
+            case CONFLICT, PARKED -> parked.incrementAndGet();
+          }
+        }
+      } catch (SQLException | RuntimeException e) {
+        rollback(c, e);
+        throw e;
+      }
+    }
+  }
+
+  /** Parks in a transaction of its own; false when the database refused (retry later). */
+  private boolean park(InboxMessage m, String reason, int attempts) {
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        inbox.store().park(c, inbox.consumer(), m, PayloadHash.of(m), reason, attempts);
+        inbox.store().clearAttempts(c, inbox.consumer(), m.id());
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        rollback(c, e);
+        throw e;
+      }
+      parked.incrementAndGet();
+      log.error("consumer {}: parked message {} ({}, from {}): {}", inbox.consumer(), m.id(), m.type(), m.origin(),
+          reason);
+      return true;
+    } catch (SQLException | TwinboxException e) {
+      log.warn("consumer {}: could not park message {}: {}", inbox.consumer(), m.id(), Reasons.of(e));
+      return false;
+    }
+  }
+
+  private static void rollback(Connection c, Exception cause) {
+    try {
+      c.rollback();
+    } catch (SQLException re) {
+      cause.addSuppressed(re);
+    }
+  }
+
+  private int pause(int failures) throws InterruptedException {
+    long ms = Math.min(5_000L, 100L << Math.min(6, failures));
+    Thread.sleep(ms);
+    return failures;
+  }
+}

@@ -107,8 +107,9 @@ public final class EventRules {
         throw new InvalidEventException(field, "has trailing content after the JSON value");
       }
     } catch (StreamReadException e) {
-      throw new InvalidEventException(field, "is not valid JSON (line " + e.getLocation().getLineNr()
-          + ", column " + e.getLocation().getColumnNr() + ")");
+      String where = e.getLocation() == null ? ""
+          : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")";
+      throw new InvalidEventException(field, "is not valid JSON" + where);
     } catch (IOException e) {
       throw new InvalidEventException(field, "could not be read as JSON");
     }

@@ -106,8 +106,9 @@ public interface Relay extends AutoCloseable {
     }
 
     /**
-     * Longest wait between two claims when idle. A write notification (PostgreSQL) wakes the
-     * relay at once; other stores rely on this interval. Default 500 ms.
+     * Longest wait between two claims when idle. Polling is adaptive: a full batch claims again at
+     * once, a partial one waits 10 ms, and every empty claim doubles the wait up to this interval.
+     * A commit notification (PostgreSQL LISTEN/NOTIFY) ends any wait at once. Default 500 ms.
      */
     public Builder pollInterval(Duration pollInterval) {
       this.pollInterval = positive("pollInterval", pollInterval);

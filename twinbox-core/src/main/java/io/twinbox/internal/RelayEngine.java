@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
 public final class RelayEngine implements Relay {
   private static final Logger log = LoggerFactory.getLogger(RelayEngine.class);
   private static final long OUTAGE_BACKOFF_MIN_MS = 100;
+  /** First idle wait after work was found; doubles per empty claim up to the poll interval. */
+  private static final long IDLE_WAIT_MIN_MS = 10;
 
   private final OutboxStore store;
   private final Transport transport;
@@ -112,6 +114,7 @@ public final class RelayEngine implements Relay {
 
   private void workLoop(int worker) {
     long outageBackoff = 0;
+    long idleWait = config.pollInterval().toMillis();
     while (running) {
       try {
         Round r = round(worker);
@@ -121,8 +124,17 @@ public final class RelayEngine implements Relay {
           sleepOrWake(worker, outageBackoff);
         } else {
           outageBackoff = 0;
-          if (!r.full) {
-            sleepOrWake(worker, config.pollInterval().toMillis());
+          // Adaptive polling: a full batch claims again at once; after a partial batch more work
+          // is likely soon, so wait briefly; every empty claim doubles the wait up to pollInterval.
+          // A commit notification (where the store has them) ends any wait at once.
+          if (r.found == 0) {
+            sleepOrWake(worker, idleWait);
+            idleWait = Math.min(config.pollInterval().toMillis(), idleWait * 2);
+          } else if (!r.full) {
+            idleWait = Math.min(config.pollInterval().toMillis(), IDLE_WAIT_MIN_MS);
+            sleepOrWake(worker, idleWait);
+          } else {
+            idleWait = Math.min(config.pollInterval().toMillis(), IDLE_WAIT_MIN_MS);
           }
         }
       } catch (InterruptedException e) {
@@ -143,7 +155,7 @@ public final class RelayEngine implements Relay {
     }
   }
 
-  private record Round(boolean full, boolean outage) {}
+  private record Round(int found, boolean full, boolean outage) {}
 
   private Round round(int worker) throws InterruptedException {
     ReentrantLock lock = workerLocks[worker];
@@ -151,18 +163,18 @@ public final class RelayEngine implements Relay {
     try {
       List<PartitionLease> mine = leases.usable(worker, config.workers());
       if (mine.isEmpty()) {
-        return new Round(false, false);
+        return new Round(0, false, false);
       }
       List<OutboxMessage> batch = store.claim(config.nodeId(), mine, config.batchSize());
       if (batch.isEmpty()) {
-        return new Round(false, false);
+        return new Round(0, false, false);
       }
       batches.incrementAndGet();
       WavePublisher.Result r = new WavePublisher(transport, config.retryPolicy(), config.publishTimeout(),
           config.source()).publish(batch, leases::valid);
       Completion c = store.complete(config.nodeId(), mine, r.published(), r.failed(), config.completionMode());
       account(r, c);
-      return new Round(batch.size() >= config.batchSize(), r.outage() != null);
+      return new Round(batch.size(), batch.size() >= config.batchSize(), r.outage() != null);
     } finally {
       lock.unlock();
     }

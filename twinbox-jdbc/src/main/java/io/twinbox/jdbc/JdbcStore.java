@@ -174,22 +174,32 @@ public final class JdbcStore implements OutboxStore {
       return this;
     }
 
+    /**
+     * Connects once: detects the dialect unless one was given, and checks the server's version
+     * (PostgreSQL 12+, MariaDB 10.6+), failing with a clear message otherwise.
+     */
     public JdbcStore build() {
-      SqlDialect d = dialect != null ? dialect : detect(dataSource);
-      return new JdbcStore(dataSource, d);
+      try (Connection c = dataSource.getConnection()) {
+        SqlDialect d = dialect != null ? dialect : detect(c);
+        d.checkVersion(c);
+        return new JdbcStore(dataSource, d);
+      } catch (SQLException e) {
+        throw new StoreException("could not connect to check the database (SQLSTATE " + e.getSQLState() + ")", e);
+      }
     }
 
-    private static SqlDialect detect(DataSource dataSource) {
-      try (Connection c = dataSource.getConnection()) {
-        String product = c.getMetaData().getDatabaseProductName();
-        if (product != null && product.toLowerCase(Locale.ROOT).contains("postgresql")) {
-          return PostgresDialect.INSTANCE;
-        }
-        throw new IllegalArgumentException("no Twinbox dialect for database '" + product
-            + "'; supported: PostgreSQL (MySQL/MariaDB coming); pass one with dialect(...)");
-      } catch (SQLException e) {
-        throw new StoreException("could not connect to detect the database dialect", e);
+    private static SqlDialect detect(Connection c) throws SQLException {
+      String product = c.getMetaData().getDatabaseProductName();
+      String version = c.getMetaData().getDatabaseProductVersion();
+      String both = (product + " " + version).toLowerCase(Locale.ROOT);
+      if (both.contains("postgresql")) {
+        return PostgresDialect.INSTANCE;
       }
+      if (both.contains("mariadb")) {
+        return MariaDbDialect.INSTANCE;
+      }
+      throw new IllegalArgumentException("no Twinbox dialect for database '" + product + " " + version
+          + "'; supported: PostgreSQL 12+, MariaDB 10.6+ (pass one with dialect(...))");
     }
   }
 }

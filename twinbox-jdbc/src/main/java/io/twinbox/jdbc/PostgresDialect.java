@@ -197,6 +197,15 @@ public final class PostgresDialect implements SqlDialect {
   }
 
   @Override
+  public void checkVersion(Connection c) throws SQLException {
+    int major = c.getMetaData().getDatabaseMajorVersion();
+    if (major < 12) {
+      throw new IllegalStateException("Twinbox needs PostgreSQL 12 or newer (generated columns); this server is "
+          + c.getMetaData().getDatabaseProductVersion());
+    }
+  }
+
+  @Override
   public void lockForMigration(Connection c) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
       ps.setLong(1, MIGRATION_LOCK);
@@ -355,7 +364,7 @@ public final class PostgresDialect implements SqlDialect {
       List<OutboxMessage> result = new ArrayList<>(Math.min(limit, 1024));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          result.add(Rows.message(rs));
+          result.add(Rows.message(rs, false));
         }
       }
       return result;

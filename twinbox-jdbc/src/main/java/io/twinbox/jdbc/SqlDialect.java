@@ -30,8 +30,25 @@ public interface SqlDialect {
   /** Schema scripts in the order they apply, relative to {@code db/<name>/}. */
   List<String> migrations();
 
-  /** Takes a lock that serialises concurrent migrations until the transaction ends. */
+  /**
+   * Splits a schema script into the statements to execute one by one. Default: the whole script
+   * as one (PostgreSQL's driver splits it itself and understands {@code $$} bodies).
+   */
+  default List<String> statements(String script) {
+    return List.of(script);
+  }
+
+  /** Throws a clear {@code IllegalStateException} if the server is older than supported. */
+  default void checkVersion(Connection c) throws SQLException {}
+
+  /** Takes a lock that serialises concurrent migrations. */
   void lockForMigration(Connection c) throws SQLException;
+
+  /**
+   * Releases the migration lock where it outlives the transaction (a session-level lock on a
+   * pooled connection would otherwise stay with the connection). Default: nothing to do.
+   */
+  default void unlockAfterMigration(Connection c) throws SQLException {}
 
   /** Throws {@code SchemaNotMigratedException} unless the schema is current. */
   void verifySchema(Connection c, int partitions) throws SQLException;

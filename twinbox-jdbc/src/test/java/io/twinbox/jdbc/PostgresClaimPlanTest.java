@@ -1,6 +1,5 @@
 package io.twinbox.jdbc;
 
-import static io.twinbox.jdbc.PgTestSupport.exec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.twinbox.spi.PartitionLease;
@@ -23,7 +22,14 @@ class PostgresClaimPlanTest {
   @BeforeAll
   static void setUp() {
     db = PostgresDatabase.create();
-    store = PgTestSupport.migratedStore(db);
+    store = JdbcStore.builder(db.dataSource()).build();
+    store.migrate();
+  }
+
+  private static void exec(String sql) throws Exception {
+    try (Connection c = db.dataSource().getConnection(); java.sql.Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
   }
 
   @AfterAll
@@ -45,12 +51,12 @@ class PostgresClaimPlanTest {
   @Test
   void theClaimStaysOnThePendingIndexWhateverTheStatisticsSay() throws Exception {
     List<PartitionLease> leases = store.acquire("planner", 32, Duration.ofMinutes(5));
-    exec(db.dataSource(), "ANALYZE twinbox_outbox"); // statistics of an empty table
+    exec("ANALYZE twinbox_outbox"); // statistics of an empty table
     String empty = plan(leases);
-    exec(db.dataSource(), """
+    exec("""
         INSERT INTO twinbox_outbox (aggregate_type, aggregate_id, type, version, payload)
         SELECT 'Order', 'o' || (g % 1000), 'OrderCreated', 1, '{"a":1}' FROM generate_series(1, 20000) g""");
-    exec(db.dataSource(), "ANALYZE twinbox_outbox"); // statistics of a full table
+    exec("ANALYZE twinbox_outbox"); // statistics of a full table
     String full = plan(leases);
     for (String p : List.of(empty, full)) {
       assertThat(p).contains("Index Scan using twinbox_outbox_pending on twinbox_outbox o")

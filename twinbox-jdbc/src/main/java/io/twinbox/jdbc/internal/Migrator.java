@@ -32,6 +32,14 @@ public final class Migrator {
 
   public static void migrate(Connection c, SqlDialect dialect) throws SQLException {
     dialect.lockForMigration(c);
+    try {
+      apply(c, dialect);
+    } finally {
+      dialect.unlockAfterMigration(c);
+    }
+  }
+
+  private static void apply(Connection c, SqlDialect dialect) throws SQLException {
     try (Statement st = c.createStatement()) {
       st.execute(VERSION_TABLE);
     }
@@ -46,8 +54,10 @@ public final class Migrator {
         continue;
       }
       String path = "db/" + dialect.name() + "/" + script;
-      try (Statement st = c.createStatement()) {
-        st.execute(read(path));
+      for (String statement : dialect.statements(read(path))) {
+        try (Statement st = c.createStatement()) {
+          st.execute(statement);
+        }
       }
       try (PreparedStatement ps = c.prepareStatement("INSERT INTO twinbox_schema_version (script) VALUES (?)")) {
         ps.setString(1, script);

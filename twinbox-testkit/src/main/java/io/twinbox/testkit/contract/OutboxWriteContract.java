@@ -1,0 +1,187 @@
+package io.twinbox.testkit.contract;
+
+import static io.twinbox.testkit.contract.Sql.count;
+import static io.twinbox.testkit.contract.Sql.rows;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.twinbox.DuplicateMessageIdException;
+import io.twinbox.InvalidEventException;
+import io.twinbox.NoActiveTransactionException;
+import io.twinbox.Outbox;
+import io.twinbox.OutboxEvent;
+import io.twinbox.SchemaNotMigratedException;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The write path every store must keep: one transaction with the business change, nothing left by
+ * a rollback, typed errors for bad input, gap-free per-aggregate sequences in commit order under
+ * concurrency. A store runs it by a subclass that supplies a {@link StoreFixture}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class OutboxWriteContract {
+  private StoreFixture fixture;
+  private DataSource ds;
+  private Outbox outbox;
+
+  /** A fresh fixture for this test class. */
+  protected abstract StoreFixture createFixture();
+
+  @BeforeAll
+  final void setUpFixture() {
+    fixture = createFixture();
+    ds = fixture.dataSource();
+    outbox = Outbox.builder(fixture.store()).maxPayloadBytes(10_000).build();
+  }
+
+  @AfterAll
+  final void closeFixture() {
+    if (fixture != null) {
+      fixture.close();
+    }
+  }
+
+  @BeforeEach
+  final void reset() throws Exception {
+    Sql.reset(ds);
+  }
+
+  static OutboxEvent event(String aggregateId, int n) {
+    return OutboxEvent.builder("OrderCreated", 1).aggregate("Order", aggregateId)
+        .payload("{\"order\":\"" + aggregateId + "\",\"n\":" + n + "}").build();
+  }
+
+  @Test
+  final void committedEventsAreStoredWithGapFreeSequencesAndRolledBackOnesLeaveNothing() throws Exception {
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      outbox.write(c, event("o-1", 1));
+      outbox.write(c, event("o-1", 2));
+      c.rollback();
+      outbox.write(c, event("o-1", 3));
+      outbox.writeAll(c, List.of(event("o-1", 4), event("o-2", 1)));
+      c.commit();
+    }
+    // Stores may normalise JSON (PostgreSQL's jsonb adds spaces): compare without whitespace.
+    assertThat(rows(ds, "SELECT aggregate_id, sequence, payload FROM twinbox_outbox ORDER BY position"))
+        .extracting(r -> r.replace(" ", ""))
+        .hasSize(3)
+        .satisfies(r -> assertThat(r.get(0)).startsWith("o-1|1|").contains("\"n\":3"))
+        .satisfies(r -> assertThat(r.get(1)).startsWith("o-1|2|").contains("\"n\":4"))
+        .satisfies(r -> assertThat(r.get(2)).startsWith("o-2|1|").contains("\"n\":1"));
+  }
+
+  @Test
+  final void writingOnAnAutoCommitConnectionFailsAndWritesNothing() throws Exception {
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(true);
+      assertThatThrownBy(() -> outbox.write(c, event("o-1", 1)))
+          .isInstanceOf(NoActiveTransactionException.class).hasMessageContaining("auto-commit");
+    }
+    assertThat(count(ds, "SELECT count(*) FROM twinbox_outbox")).isZero();
+  }
+
+  @Test
+  final void oversizedPayloadIsRefusedBeforeAnythingIsWritten() throws Exception {
+    String big = "{\"x\":\"" + "é".repeat(6_000) + "\"}"; // 12,008 UTF-8 bytes > 10,000
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      outbox.write(c, event("o-1", 1));
+      assertThatThrownBy(() -> outbox.write(c, OutboxEvent.builder("Big", 1).aggregate("Order", "o-1").payload(big).build()))
+          .isInstanceOf(InvalidEventException.class).hasMessageContaining("12008 bytes, limit 10000");
+      c.commit(); // still usable: the limit is checked before any SQL
+    }
+    assertThat(count(ds, "SELECT count(*) FROM twinbox_outbox")).isEqualTo(1);
+  }
+
+  @Test
+  final void aDuplicateCallerSuppliedIdFailsAtWriteTime() throws Exception {
+    UUID id = UUID.randomUUID();
+    OutboxEvent e = OutboxEvent.builder("T", 1).id(id).aggregate("Order", "o-9").payload("{}").build();
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      outbox.write(c, e);
+      c.commit();
+      assertThatThrownBy(() -> outbox.write(c, e))
+          .isInstanceOf(DuplicateMessageIdException.class).hasMessageContaining(id.toString());
+      c.rollback();
+    }
+    assertThat(count(ds, "SELECT count(*) FROM twinbox_outbox")).isEqualTo(1);
+    assertThat(count(ds, "SELECT last_sequence FROM twinbox_aggregate WHERE aggregate_id = 'o-9'"))
+        .as("the rolled-back attempt consumed no sequence number").isEqualTo(1);
+  }
+
+  @Test
+  final void anUnmigratedSchemaIsNamedAsSuch() throws Exception {
+    Outbox o = Outbox.builder(fixture.unmigratedStore()).build();
+    assertThatThrownBy(() -> fixture.unmigratedStore().verifySchema()).isInstanceOf(SchemaNotMigratedException.class);
+    try (Connection c = fixture.unmigratedDataSource().getConnection()) {
+      c.setAutoCommit(false);
+      assertThatThrownBy(() -> o.write(c, event("o-1", 1)))
+          .isInstanceOf(SchemaNotMigratedException.class).hasMessageContaining("migrate");
+      c.rollback();
+    }
+  }
+
+  @Test
+  final void theSchemaIsVerified() {
+    fixture.store().verifySchema();
+  }
+
+  @Test
+  final void concurrentWritersOfOneAggregateGetGapFreeSequencesInCommitOrder() throws Exception {
+    int threads = 8;
+    int txPerThread = 150;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    List<Future<?>> futures = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      futures.add(pool.submit(() -> {
+        for (int i = 0; i < txPerThread; i++) {
+          String agg = "hot-" + ThreadLocalRandom.current().nextInt(5);
+          try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            outbox.write(c, event(agg, i));
+            if (ThreadLocalRandom.current().nextInt(10) == 0) {
+              c.rollback();
+            } else {
+              c.commit();
+            }
+          }
+        }
+        return null;
+      }));
+    }
+    for (Future<?> f : futures) {
+      f.get();
+    }
+    pool.shutdown();
+    Map<String, List<Long>> seqs = new HashMap<>();
+    for (String row : rows(ds, "SELECT aggregate_id, sequence FROM twinbox_outbox ORDER BY position")) {
+      String[] p = row.split("\\|");
+      seqs.computeIfAbsent(p[0], k -> new ArrayList<>()).add(Long.parseLong(p[1]));
+    }
+    long total = 0;
+    for (List<Long> s : seqs.values()) {
+      total += s.size();
+      for (int i = 0; i < s.size(); i++) {
+        assertThat(s.get(i)).as("sequence in position order, no gaps").isEqualTo(i + 1L);
+      }
+    }
+    assertThat(total).isBetween(threads * txPerThread * 7L / 10, threads * (long) txPerThread);
+  }
+}

@@ -1,0 +1,2 @@
+/** Testkit internals; not part of the API and free to change. */
+package io.twinbox.testkit.internal;

@@ -2,11 +2,14 @@ package io.twinbox.jdbc;
 
 import io.twinbox.CompletionMode;
 import io.twinbox.DuplicateMessageIdException;
+import io.twinbox.OutboxStatus;
 import io.twinbox.StoreException;
+import io.twinbox.StoredEvent;
 import io.twinbox.jdbc.internal.Migrator;
 import io.twinbox.jdbc.internal.Transactions;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
+import io.twinbox.spi.OutboxAdminStore;
 import io.twinbox.spi.OutboxMessage;
 import io.twinbox.spi.OutboxStore;
 import io.twinbox.spi.PartitionLease;
@@ -33,7 +36,7 @@ import javax.sql.DataSource;
  *
  * <p>Thread-safe.
  */
-public final class JdbcStore implements OutboxStore {
+public final class JdbcStore implements OutboxStore, OutboxAdminStore {
   /** Partitions in the schema shipped with this version (the lease table holds one row each). */
   public static final int PARTITIONS = 64;
 
@@ -148,6 +151,31 @@ public final class JdbcStore implements OutboxStore {
     }
     return inTransaction("complete published events",
         c -> dialect.complete(c, nodeId, leases, published, failed, mode));
+  }
+
+  @Override
+  public OutboxStatus status() {
+    return inTransaction("read the outbox status", c -> dialect.admin().status(c, PARTITIONS));
+  }
+
+  @Override
+  public List<StoredEvent> troubled(String type, String aggregateType, String aggregateId, int limit) {
+    return inTransaction("list failed events", c -> dialect.admin().troubled(c, type, aggregateType, aggregateId, limit));
+  }
+
+  @Override
+  public int retry(EventSelector selector) {
+    return inTransaction("retry failed events", c -> dialect.admin().retry(c, selector));
+  }
+
+  @Override
+  public int skip(EventSelector selector) {
+    return inTransaction("skip failed events", c -> dialect.admin().skip(c, selector));
+  }
+
+  @Override
+  public int purgePublished(Duration age, int limit) {
+    return inTransaction("purge published events", c -> dialect.admin().purgePublished(c, age, limit));
   }
 
   @Override

@@ -5,6 +5,7 @@ import io.twinbox.InboxMessage;
 import io.twinbox.SchemaNotMigratedException;
 import io.twinbox.internal.Headers;
 import io.twinbox.internal.Reasons;
+import io.twinbox.jdbc.internal.AdminSql;
 import io.twinbox.jdbc.internal.Rows;
 import io.twinbox.jdbc.internal.ScriptSplitter;
 import io.twinbox.spi.Completion;
@@ -174,7 +175,20 @@ public final class MariaDbDialect implements SqlDialect {
 
   private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)");
 
+  private static final AdminSql ADMIN = new AdminSql(
+      new AdminSql.Fragments("UTC_TIMESTAMP(6)", "'1970-01-01 00:00:00'",
+          "TIMESTAMPDIFF(MICROSECOND, %s, UTC_TIMESTAMP(6)) DIV 1000", true, false),
+      """
+      DELETE FROM twinbox_outbox
+       WHERE status = 'PUBLISHED' AND published_at < UTC_TIMESTAMP(6) - INTERVAL ? * 1000 MICROSECOND
+       LIMIT ?""");
+
   private MariaDbDialect() {}
+
+  @Override
+  public AdminSql admin() {
+    return ADMIN;
+  }
 
   @Override
   public String name() {

@@ -5,6 +5,7 @@ import io.twinbox.InboxMessage;
 import io.twinbox.SchemaNotMigratedException;
 import io.twinbox.internal.Headers;
 import io.twinbox.internal.Reasons;
+import io.twinbox.jdbc.internal.AdminSql;
 import io.twinbox.jdbc.internal.PgErrors;
 import io.twinbox.jdbc.internal.PgNotifyListener;
 import io.twinbox.jdbc.internal.Rows;
@@ -184,7 +185,20 @@ public final class PostgresDialect implements SqlDialect {
         SELECT ctid FROM twinbox_inbox
          WHERE received_at < clock_timestamp() - ? * interval '1 millisecond' LIMIT ?)""";
 
+  private static final AdminSql ADMIN = new AdminSql(
+      new AdminSql.Fragments("clock_timestamp()", "'-infinity'",
+          "(extract(epoch FROM clock_timestamp() - %s) * 1000)::bigint", false, true),
+      """
+      DELETE FROM twinbox_outbox WHERE position IN (
+        SELECT position FROM twinbox_outbox
+         WHERE status = 'PUBLISHED' AND published_at < clock_timestamp() - ? * interval '1 millisecond' LIMIT ?)""");
+
   private PostgresDialect() {}
+
+  @Override
+  public AdminSql admin() {
+    return ADMIN;
+  }
 
   @Override
   public String name() {

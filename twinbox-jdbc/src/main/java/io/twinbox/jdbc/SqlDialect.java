@@ -2,6 +2,7 @@ package io.twinbox.jdbc;
 
 import io.twinbox.CompletionMode;
 import io.twinbox.InboxMessage;
+import io.twinbox.jdbc.internal.AdminSql;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
 import io.twinbox.spi.OutboxMessage;
@@ -96,6 +97,9 @@ public interface SqlDialect {
 
   /** Deletes up to {@code limit} inbox records older than {@code age}. */
   int inboxPurge(Connection c, Duration age, int limit) throws SQLException;
+
+  /** The operator statements (status, listings, retry, skip, purge). */
+  AdminSql admin();
 
   /** True for a transient conflict worth retrying (serialization failure, deadlock). */
   boolean isTransient(SQLException e);

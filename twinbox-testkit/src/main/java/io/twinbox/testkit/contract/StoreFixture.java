@@ -1,6 +1,7 @@
 package io.twinbox.testkit.contract;
 
 import io.twinbox.spi.InboxStore;
+import io.twinbox.spi.OutboxAdminStore;
 import io.twinbox.spi.OutboxStore;
 import javax.sql.DataSource;
 
@@ -19,6 +20,11 @@ public interface StoreFixture extends AutoCloseable {
 
   /** The outbox store on {@link #dataSource()}, migrated. */
   OutboxStore store();
+
+  /** The operator's view of {@link #store()}; by default the store itself. */
+  default OutboxAdminStore adminStore() {
+    return (OutboxAdminStore) store();
+  }
 
   /** The inbox store on {@link #dataSource()}. */
   InboxStore inboxStore();

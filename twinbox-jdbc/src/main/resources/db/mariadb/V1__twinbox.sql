@@ -42,6 +42,13 @@ CREATE TABLE IF NOT EXISTS twinbox_aggregate (
   PRIMARY KEY (aggregate_type, aggregate_id)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
+-- Message ids chosen by callers, kept after their outbox row is deleted: a reused id is refused at
+-- write time instead of being dropped by every consumer's inbox.
+CREATE TABLE IF NOT EXISTS twinbox_supplied_id (
+  id         VARCHAR(36) NOT NULL PRIMARY KEY,
+  created_at DATETIME(6) NOT NULL DEFAULT UTC_TIMESTAMP(6)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
 CREATE TABLE IF NOT EXISTS twinbox_relay_lease (
   partition_no INT          NOT NULL PRIMARY KEY,
   owner        VARCHAR(255) NULL,

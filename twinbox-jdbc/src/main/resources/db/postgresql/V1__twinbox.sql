@@ -53,6 +53,13 @@ CREATE TABLE IF NOT EXISTS twinbox_aggregate (
   PRIMARY KEY (aggregate_type, aggregate_id)
 );
 
+-- Message ids chosen by callers (not generated): kept after their outbox row is deleted, so that a
+-- reused id is refused at write time instead of being dropped by every consumer's inbox.
+CREATE TABLE IF NOT EXISTS twinbox_supplied_id (
+  id         uuid        PRIMARY KEY,
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+
 -- Which relay node may publish which partition, until when (database clock), and the fencing
 -- epoch that grows on every take-over.
 CREATE TABLE IF NOT EXISTS twinbox_relay_lease (
@@ -77,6 +84,10 @@ CREATE TABLE IF NOT EXISTS twinbox_relay_node (
 -- Writers that insert rows with plain SQL (services in other languages, next to the sidecar relay)
 -- may leave `sequence` NULL: this trigger takes it from the aggregate's counter, exactly as the
 -- Java writer does in its own statement. The WHEN clause keeps the Java path free of the call.
+-- PostgreSQL fills the identity `position` before BEFORE triggers run, i.e. before the counter
+-- lock: a writer delayed in between would get a lower position but a higher sequence, and the
+-- relay (which walks positions) could publish sequence 2 before 1. So the trigger takes a fresh
+-- position after the lock (the first one is left as a gap).
 CREATE OR REPLACE FUNCTION twinbox_assign_sequence() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.aggregate_id IS NULL THEN
@@ -86,6 +97,7 @@ BEGIN
       VALUES (NEW.aggregate_type, NEW.aggregate_id, 1)
       ON CONFLICT (aggregate_type, aggregate_id) DO UPDATE SET last_sequence = a.last_sequence + 1
       RETURNING last_sequence INTO NEW.sequence;
+    NEW.position := nextval(pg_get_serial_sequence('twinbox_outbox', 'position'));
   END IF;
   RETURN NEW;
 END $$;

@@ -77,8 +77,8 @@ final class LeaseKeeper {
   void tick() {
     Set<Integer> before = partitions();
     try {
+      renew(); // first: under load a slow heartbeat must not delay the renewal
       int live = Math.max(1, store.heartbeat(nodeId, ttl));
-      renew();
       int target = (store.partitionCount() + live - 1) / live;
       if (held.size() < target) {
         long sentAt = System.nanoTime();

@@ -84,7 +84,8 @@ public final class RelayEngine implements Relay {
     running = true;
     writeSubscription = store.onWrite(this::wakeAll);
     long period = Math.max(100, config.leaseTtl().toMillis() / 3);
-    keeperThread.scheduleWithFixedDelay(this::keeperTick, 0, period, TimeUnit.MILLISECONDS);
+    // Fixed rate, not fixed delay: a slow round must not stretch the renewal cadence.
+    keeperThread.scheduleAtFixedRate(this::keeperTick, 0, period, TimeUnit.MILLISECONDS);
     for (int w = 0; w < config.workers(); w++) {
       int worker = w;
       Thread t = new Thread(() -> workLoop(worker), "twinbox-relay-" + worker);
@@ -121,7 +122,7 @@ public final class RelayEngine implements Relay {
         if (r.outage) {
           outageBackoff = Math.min(config.outageBackoffMax().toMillis(),
               Math.max(OUTAGE_BACKOFF_MIN_MS, outageBackoff * 2));
-          sleepOrWake(worker, outageBackoff);
+          pauseIgnoringWrites(worker, outageBackoff);
         } else {
           outageBackoff = 0;
           // Adaptive polling: a full batch claims again at once; after a partial batch more work
@@ -146,7 +147,7 @@ public final class RelayEngine implements Relay {
         log.warn("relay {} worker {} round failed; retrying in {} ms: {}", config.nodeId(), worker,
             outageBackoff, Reasons.of(e));
         try {
-          sleepOrWake(worker, outageBackoff);
+          pauseIgnoringWrites(worker, outageBackoff);
         } catch (InterruptedException ie) {
           Thread.currentThread().interrupt();
           return;
@@ -215,6 +216,19 @@ public final class RelayEngine implements Relay {
     } catch (RuntimeException e) {
       log.warn("relay listener failed: {}", Reasons.of(e));
     }
+  }
+
+  /**
+   * A back-off that commit notifications must not cut short: while the broker or the database is
+   * down, every commit would otherwise trigger another failing round. Only {@link #close()} ends it.
+   */
+  private void pauseIgnoringWrites(int worker, long millis) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    long left;
+    while (running && (left = deadline - System.nanoTime()) > 0) {
+      wakeUps[worker].tryAcquire(left, TimeUnit.NANOSECONDS);
+    }
+    wakeUps[worker].drainPermits();
   }
 
   private void sleepOrWake(int worker, long millis) throws InterruptedException {

@@ -92,16 +92,26 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
       dialect.append(connection, events);
     } catch (SQLException e) {
       if (dialect.isDuplicateMessageId(e)) {
-        throw new DuplicateMessageIdException(suppliedId(events), e);
+        throw new DuplicateMessageIdException(suppliedId(events, e), e);
       }
       throw Transactions.map(dialect, "write outbox events", e);
     }
   }
 
-  private static UUID suppliedId(List<PreparedEvent> events) {
-    // Only caller-supplied ids can collide (UUIDv7 ids are unique); name the first of them.
-    return events.stream().filter(e -> e.event().id() != null).map(PreparedEvent::id).findFirst()
-        .orElse(events.get(0).id());
+  /**
+   * The id that collided. Only caller-supplied ids can (generated UUIDv7 ids are unique); the
+   * duplicate is recognised by SQLSTATE/vendor code, and the server's report (which quotes the key)
+   * only serves to name the right one when several ids were supplied.
+   */
+  private static UUID suppliedId(List<PreparedEvent> events, SQLException e) {
+    List<UUID> supplied = events.stream().filter(p -> p.event().id() != null).map(PreparedEvent::id).toList();
+    StringBuilder report = new StringBuilder();
+    for (SQLException s = e; s != null; s = s.getNextException()) {
+      report.append(s.getMessage()).append('\n');
+    }
+    String text = report.toString().toLowerCase(Locale.ROOT);
+    return supplied.stream().filter(id -> text.contains(id.toString())).findFirst()
+        .orElse(supplied.isEmpty() ? events.get(0).id() : supplied.get(0));
   }
 
   @Override

@@ -258,8 +258,19 @@ public final class MariaDbDialect implements SqlDialect {
     }
   }
 
+  private static final String RECORD_SUPPLIED_ID = "INSERT INTO twinbox_supplied_id (id) VALUES (?)";
+
   @Override
   public void append(Connection c, List<PreparedEvent> events) throws SQLException {
+    // Caller-chosen ids go to a ledger first: a reuse fails here, before any event row.
+    try (PreparedStatement ps = c.prepareStatement(RECORD_SUPPLIED_ID)) {
+      for (PreparedEvent e : events) {
+        if (e.event().id() != null) {
+          ps.setString(1, e.id().toString());
+          ps.executeUpdate();
+        }
+      }
+    }
     List<PreparedEvent> sorted = new ArrayList<>(events);
     // Counter rows are locked in one global order so that multi-aggregate writes cannot deadlock.
     sorted.sort(Comparator.comparing((PreparedEvent e) -> e.event().aggregateType())

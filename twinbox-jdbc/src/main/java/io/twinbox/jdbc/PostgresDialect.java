@@ -243,8 +243,11 @@ public final class PostgresDialect implements SqlDialect {
     }
   }
 
+  private static final String RECORD_SUPPLIED_ID = "INSERT INTO twinbox_supplied_id (id) VALUES (?)";
+
   @Override
   public void append(Connection c, List<PreparedEvent> events) throws SQLException {
+    recordSuppliedIds(c, events);
     List<PreparedEvent> ordered = new ArrayList<>();
     List<PreparedEvent> unordered = new ArrayList<>();
     for (PreparedEvent e : events) {
@@ -283,6 +286,23 @@ public final class PostgresDialect implements SqlDialect {
         if (unordered.size() > 1) {
           ps.executeBatch();
         }
+      }
+    }
+  }
+
+  /** Caller-chosen ids go to a ledger first: a reuse fails here, before any event row. */
+  private static void recordSuppliedIds(Connection c, List<PreparedEvent> events) throws SQLException {
+    List<PreparedEvent> supplied = events.stream().filter(e -> e.event().id() != null).toList();
+    if (supplied.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement(RECORD_SUPPLIED_ID)) {
+      for (PreparedEvent e : supplied) {
+        ps.setObject(1, e.id());
+        addOrRun(ps, supplied.size());
+      }
+      if (supplied.size() > 1) {
+        ps.executeBatch();
       }
     }
   }
@@ -544,7 +564,8 @@ public final class PostgresDialect implements SqlDialect {
 
   @Override
   public boolean isDuplicateMessageId(SQLException e) {
-    return "23505".equals(e.getSQLState()) && PgErrors.constraintOf(e).map("twinbox_outbox_id"::equals).orElse(true);
+    return "23505".equals(PgErrors.sqlState(e)) && PgErrors.constraintOf(e)
+        .map(name -> name.equals("twinbox_outbox_id") || name.equals("twinbox_supplied_id_pkey")).orElse(true);
   }
 
   @Override

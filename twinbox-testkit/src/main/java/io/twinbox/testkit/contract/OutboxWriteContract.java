@@ -127,6 +127,42 @@ public abstract class OutboxWriteContract {
   }
 
   @Test
+  final void aCallerSuppliedIdIsRefusedEvenAfterItsEventWasPublishedAndDeleted() throws Exception {
+    UUID id = UUID.randomUUID();
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      outbox.write(c, OutboxEvent.builder("T", 1).id(id).aggregate("Order", "o-7").payload("{}").build());
+      c.commit();
+    }
+    Sql.exec(ds, "DELETE FROM twinbox_outbox"); // what the relay does once the broker acknowledged
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      assertThatThrownBy(() -> outbox.write(c,
+          OutboxEvent.builder("Other", 1).id(id).aggregate("Order", "o-8").payload("{\"x\":1}").build()))
+          .isInstanceOf(DuplicateMessageIdException.class).hasMessageContaining(id.toString());
+      c.rollback();
+    }
+    assertThat(count(ds, "SELECT count(*) FROM twinbox_outbox")).isZero();
+  }
+
+  @Test
+  final void theDuplicateErrorNamesTheIdThatCollided() throws Exception {
+    UUID existing = UUID.randomUUID();
+    UUID fresh = UUID.randomUUID();
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      outbox.write(c, OutboxEvent.builder("T", 1).id(existing).aggregate("Order", "o-1").payload("{}").build());
+      c.commit();
+      Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> outbox.writeAll(c, List.of(
+          OutboxEvent.builder("T", 1).id(fresh).aggregate("Order", "o-2").payload("{}").build(),
+          OutboxEvent.builder("T", 1).id(existing).aggregate("Order", "o-3").payload("{}").build())));
+      c.rollback();
+      assertThat(t).isInstanceOf(DuplicateMessageIdException.class);
+      assertThat(((DuplicateMessageIdException) t).messageId()).isEqualTo(existing);
+    }
+  }
+
+  @Test
   final void anUnmigratedSchemaIsNamedAsSuch() throws Exception {
     Outbox o = Outbox.builder(fixture.unmigratedStore()).build();
     assertThatThrownBy(() -> fixture.unmigratedStore().verifySchema()).isInstanceOf(SchemaNotMigratedException.class);

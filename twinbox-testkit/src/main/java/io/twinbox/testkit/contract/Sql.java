@@ -44,7 +44,7 @@ final class Sql {
   /** Empties every Twinbox table and frees all leases. */
   static void reset(DataSource ds) throws SQLException {
     for (String table : List.of("twinbox_outbox", "twinbox_aggregate", "twinbox_relay_node", "twinbox_inbox",
-        "twinbox_inbox_parked", "twinbox_inbox_attempt")) {
+        "twinbox_inbox_parked", "twinbox_inbox_attempt", "twinbox_supplied_id")) {
       exec(ds, "DELETE FROM " + table);
     }
     exec(ds, "UPDATE twinbox_relay_lease SET owner = NULL");

@@ -52,11 +52,12 @@ public final class OutboxMetrics implements MeterBinder {
         OutboxStatus::unownedPartitions);
     TimeGauge.builder(TwinboxMetricNames.OUTBOX_OLDEST_AGE, this,
             TimeUnit.MILLISECONDS, m -> m.read(s -> s.oldestPendingAge().toMillis()))
-        .description("Age of the oldest pending outbox row").register(registry);
+        .description("Age of the oldest pending outbox row").strongReference(true).register(registry);
   }
 
   private void gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<OutboxStatus> f) {
-    Gauge.builder(name, this, m -> m.read(f)).description(description).register(registry);
+    // Strong reference: Micrometer holds gauge state weakly, and nothing else may hold this binder.
+    Gauge.builder(name, this, m -> m.read(f)).description(description).strongReference(true).register(registry);
   }
 
   /** The current snapshot, read again when older than the refresh period; null if unreadable. */

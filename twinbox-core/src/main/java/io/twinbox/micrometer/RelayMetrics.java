@@ -47,7 +47,7 @@ public final class RelayMetrics implements RelayListener, MeterBinder {
         .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofMinutes(5))
         .register(registry);
     Gauge.builder(TwinboxMetricNames.RELAY_PARTITIONS, partitions, AtomicInteger::get).tag("relay", relay)
-        .description("Outbox partitions this relay holds").register(registry);
+        .description("Outbox partitions this relay holds").strongReference(true).register(registry);
   }
 
   private Counter outcome(MeterRegistry registry, String outcome) {

@@ -1,0 +1,183 @@
+package io.twinbox.it;
+
+import io.twinbox.testkit.PostgresDatabase;
+import io.twinbox.testkit.internal.ChildProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Relay child JVMs ({@link RelayProcess}) of one scenario, with their logs under
+ * {@code target/relay-logs/<scenario>/}. {@link #close()} kills whatever still runs, so a failing
+ * test leaves no process behind (the children also halt when this JVM dies: see {@code ChildMain}).
+ *
+ * <p>Not thread-safe: driven by the test thread.
+ */
+final class RelayProcesses implements AutoCloseable {
+  private static final List<String> JVM_OPTIONS = List.of("-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
+      "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.showDateTime=true",
+      "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+      "-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn",
+      "-Dorg.slf4j.simpleLogger.log.com.zaxxer.hikari=warn");
+
+  private final Path dir;
+  private final List<Child> children = new ArrayList<>();
+
+  RelayProcesses(String scenario) {
+    this.dir = Path.of("target", "relay-logs", scenario).toAbsolutePath();
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Starts relay JVMs side by side (JVM start-up dominates) and waits until all have started. */
+  List<Child> startAll(PostgresDatabase db, String bootstrap, String topic, Duration leaseTtl, String... nodeIds) {
+    List<Child> started = new ArrayList<>();
+    for (String nodeId : nodeIds) {
+      started.add(launch(db, bootstrap, topic, nodeId, leaseTtl));
+    }
+    started.forEach(Child::awaitStarted);
+    return started;
+  }
+
+  private Child launch(PostgresDatabase db, String bootstrap, String topic, String nodeId, Duration leaseTtl) {
+    Path log = dir.resolve(nodeId + ".log");
+    try {
+      Files.deleteIfExists(log);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Process p = ChildProcess.start(dir, log, JVM_OPTIONS, RelayProcess.class.getName(),
+        List.of(db.jdbcUrl(), db.user(), db.password(), bootstrap, topic, nodeId,
+            Long.toString(leaseTtl.toMillis())));
+    Child child = new Child(nodeId, p, log);
+    children.add(child);
+    return child;
+  }
+
+  @Override
+  public void close() {
+    for (Child c : children) {
+      c.process.destroyForcibly();
+    }
+    for (Child c : children) {
+      try {
+        c.process.waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** One relay JVM. */
+  static final class Child {
+    final String nodeId;
+    final Process process;
+    final Path log;
+
+    Child(String nodeId, Process process, Path log) {
+      this.nodeId = nodeId;
+      this.process = process;
+      this.log = log;
+    }
+
+    void awaitStarted() {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!logText().contains(RelayProcess.STARTED)) {
+        if (!process.isAlive() || System.nanoTime() > deadline) {
+          throw new IllegalStateException("relay " + nodeId + " did not start; log:\n" + ChildProcess.tail(log, 40));
+        }
+        sleep(100);
+      }
+    }
+
+    long pid() {
+      return process.pid();
+    }
+
+    /** {@code kill -9}: no shutdown hook, no lease release. */
+    void kill9() throws InterruptedException {
+      process.destroyForcibly();
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("relay " + nodeId + " survived SIGKILL");
+      }
+    }
+
+    void signal(String signal) throws IOException, InterruptedException {
+      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid()))
+          .redirectErrorStream(true).start();
+      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException("kill -" + signal + " " + pid() + " failed: "
+            + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+      }
+    }
+
+    /** SIGTERM, then waits for the graceful close and returns the relay's final counters. */
+    Map<String, Long> stopGracefully() throws InterruptedException {
+      // Not Process.destroy(): it also closes the child's stdin, and the testkit's ChildMain halts
+      // the child on stdin EOF (parent gone) — in the middle of the graceful shutdown hook.
+      // ProcessHandle.destroy() only sends SIGTERM.
+      process.toHandle().destroy();
+      if (!process.waitFor(60, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        throw new IllegalStateException("relay " + nodeId + " did not stop within 60 s; log:\n"
+            + ChildProcess.tail(log, 40));
+      }
+      Map<String, Long> stats = lastStats(RelayProcess.FINAL);
+      if (stats.isEmpty()) {
+        throw new IllegalStateException("relay " + nodeId + " printed no final stats; log:\n"
+            + ChildProcess.tail(log, 40));
+      }
+      return stats;
+    }
+
+    /** The counters of the last periodic stats line (empty before the first). */
+    Map<String, Long> latestStats() {
+      return lastStats(RelayProcess.STATS);
+    }
+
+    private Map<String, Long> lastStats(String prefix) {
+      String found = null;
+      for (String line : logText().split("\n")) {
+        if (line.startsWith(prefix + " ")) {
+          found = line;
+        }
+      }
+      Map<String, Long> stats = new TreeMap<>();
+      if (found != null) {
+        for (String kv : found.substring(prefix.length() + 1).trim().split(" ")) {
+          String[] parts = kv.split("=");
+          stats.put(parts[0], Long.parseLong(parts[1]));
+        }
+      }
+      return stats;
+    }
+
+    String logText() {
+      try {
+        return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+      } catch (IOException e) {
+        return "";
+      }
+    }
+  }
+}

@@ -238,14 +238,14 @@ public abstract class TransportContract {
 
   @Test
   final void aConsumerCrashLosesNothingAndAppliesNothingTwice() throws Exception {
-    List<OutboxMessage> ms = messages(6, 10);
+    List<OutboxMessage> ms = messages(8, 25);
     publish(publisher(), ms);
     InboxHandler slow = (conn, m) -> {
       effect("c-crash").handle(conn, m);
-      Thread.sleep(15);
+      Thread.sleep(10); // 200 messages take two seconds: the crash lands mid-run
     };
     RunningConsumer first = consumer("c-crash", slow);
-    await().atMost(WAIT).until(() -> effects() >= 15);
+    await().atMost(WAIT).until(() -> effects() >= 20);
     first.crash();
     long before = effects();
     assertThat(before).as("the crash came mid-run").isLessThan(ms.size());

@@ -12,7 +12,8 @@ import javax.sql.DataSource;
 /**
  * What the {@link TransportContract} needs from a transport and its broker. Implemented in a few
  * dozen lines per transport (see the Kafka, RabbitMQ and NATS modules' tests); the testkit itself
- * depends on no transport and no store.
+ * depends on no transport and no store. Called from the test thread only; the publishers and
+ * consumers it returns must be as thread-safe as the transport's own.
  */
 public interface TransportFixture extends AutoCloseable {
 

@@ -78,6 +78,8 @@ public final class InboxRunner {
     int infraFailures = 0;
     int precounted = 0; // attempts already counted for the head (suspect mode)
     boolean headHasAttempts = false;
+    String countedAhead = null; // a message behind the head whose failure was already counted
+    int aheadAttempts = 0;
     while (done < items.size()) {
       if (!running.getAsBoolean()) {
         return done;
@@ -111,6 +113,17 @@ public final class InboxRunner {
         precounted = attempts;
         headHasAttempts = true;
       }
+      if (head.message().id().equals(countedAhead)) {
+        countedAhead = null;
+        headHasAttempts = true;
+        if (retry.exhausted(aheadAttempts)) {
+          if (park(head.message(), "handler failed " + aheadAttempts + " times", aheadAttempts)) {
+            done++;
+            headHasAttempts = false;
+          }
+          continue;
+        }
+      }
       int end = suspect ? done + 1 : Math.min(items.size(), done + cap);
       int stop = done;
       while (stop < end && items.get(stop).decodeFailure() == null) {
@@ -127,7 +140,16 @@ public final class InboxRunner {
         infraFailures = 0;
       } catch (InboxHandlerException e) {
         if (e.index() > 0) {
-          cap = e.index(); // commit the messages before the failing one on their own first
+          // Commit the messages before the failing one on their own first. The failure still
+          // counts, or a poison message would run its handler maxAttempts + 1 times.
+          try {
+            aheadAttempts = inbox.store().recordAttempt(inbox.consumer(), batch.get(e.index()).id(),
+                Reasons.of(e.getCause()));
+            countedAhead = batch.get(e.index()).id();
+          } catch (TwinboxException se) {
+            infraFailures = pause(++infraFailures);
+          }
+          cap = e.index();
           continue;
         }
         InboxMessage m = batch.get(0);

@@ -139,6 +139,14 @@ public final class InboxRunner {
         headHasAttempts = false;
         infraFailures = 0;
       } catch (InboxHandlerException e) {
+        if (transientDatabaseError(e.getCause())) {
+          // A serialization failure or deadlock in the handler's own SQL is the database's doing,
+          // not the message's: retry without using an attempt (FAULTS D8).
+          log.warn("consumer {}: transient database conflict in a handler, retrying: {}", inbox.consumer(),
+              Reasons.of(e.getCause()));
+          infraFailures = pause(++infraFailures);
+          continue;
+        }
         if (e.index() > 0) {
           // Commit the messages before the failing one on their own first. The failure still
           // counts, or a poison message would run its handler maxAttempts + 1 times.
@@ -225,9 +233,19 @@ public final class InboxRunner {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        inbox.store().park(c, inbox.consumer(), m, PayloadHash.of(m), reason, attempts);
+        String hash = PayloadHash.of(m);
+        // Recorded first: a redelivery of a message already parked (or processed) is not parked
+        // twice. park() itself records the id too, idempotently.
+        boolean fresh = !inbox.store().record(c, inbox.consumer(), java.util.Map.of(m.id(), hash)).isEmpty();
+        if (fresh) {
+          inbox.store().park(c, inbox.consumer(), m, hash, reason, attempts);
+        }
         inbox.store().clearAttempts(c, inbox.consumer(), m.id());
         c.commit();
+        if (!fresh) {
+          duplicates.incrementAndGet();
+          return true;
+        }
       } catch (SQLException | RuntimeException e) {
         rollback(c, e);
         throw e;
@@ -240,6 +258,20 @@ public final class InboxRunner {
       log.warn("consumer {}: could not park message {}: {}", inbox.consumer(), m.id(), Reasons.of(e));
       return false;
     }
+  }
+
+  /** SQLSTATE class 40 (transaction rollback: serialization failure, deadlock) anywhere in the chain. */
+  private static boolean transientDatabaseError(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof SQLException se) {
+        for (SQLException s = se; s != null; s = s.getNextException()) {
+          if (s.getSQLState() != null && s.getSQLState().startsWith("40")) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 
   private static void rollback(Connection c, Exception cause) {

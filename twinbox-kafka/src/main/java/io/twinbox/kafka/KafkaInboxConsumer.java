@@ -135,8 +135,11 @@ public final class KafkaInboxConsumer implements AutoCloseable {
       Thread.currentThread().interrupt();
     } catch (WakeupException e) {
       log.debug("consumer woken up to stop");
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       log.error("consumer {} stopped by an unexpected error: {}", thread.getName(), Reasons.of(e), e);
+      if (e instanceof Error err) {
+        throw err;
+      }
     } finally {
       running = false;
       stopped.countDown();

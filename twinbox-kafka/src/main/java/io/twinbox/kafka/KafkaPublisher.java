@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Flush.</b> {@link #flush()} does nothing: {@code KafkaProducer.flush()} blocks until every
  * record of every relay worker is acknowledged, which would defeat the relay's own publish deadline
- * and couple the workers. A wave waits at most {@code linger.ms} (default 5 ms) before it is sent;
+ * and couple the workers. A wave waits at most {@code linger.ms} (default 0) before it is sent;
  * set {@code linger.ms=0} to trade throughput for that latency.
  *
  * <p>Futures complete on the Kafka producer's I/O thread: dependent stages must not block. This
@@ -137,7 +137,7 @@ public final class KafkaPublisher implements Transport {
    * {@code retries=MAX_VALUE}, String keys and byte[] values. Setting {@code acks} to anything but
    * {@code all}/{@code -1}, turning idempotence off, lowering {@code retries}, setting a serializer
    * or {@code transactional.id}, or {@code partitioner.ignore.keys=true} fails {@link #build()}.
-   * Defaults: {@code linger.ms=5}, {@code batch.size=65536}, {@code compression.type=none},
+   * Defaults: {@code linger.ms=0}, {@code batch.size=65536}, {@code compression.type=none},
    * {@code delivery.timeout.ms=30000} (which must stay ≥ {@code request.timeout.ms + linger.ms}),
    * {@code request.timeout.ms} = min(15000, delivery timeout − linger),
    * {@code max.in.flight.requests.per.connection=5} (1–5 allowed), {@code max.block.ms=5000}.

@@ -45,7 +45,12 @@ class KafkaInboxConsumerTest {
   /** Debits the wallet named in the payload; the ledger row's unique key is a second guard. */
   static final AtomicInteger POISON_RUNS = new AtomicInteger();
 
+  static final AtomicInteger FLAKY_CONFLICTS = new AtomicInteger();
+
   static final InboxHandler DEBIT = (c, m) -> {
+    if (m.payload().contains("\"flaky\"") && FLAKY_CONFLICTS.getAndIncrement() < 5) {
+      throw new java.sql.SQLException("could not serialize access", "40001"); // FAULTS D8
+    }
     if (m.payload().contains("\"poison\"")) {
       POISON_RUNS.incrementAndGet();
       throw new IllegalStateException("this handler always fails on poison");
@@ -159,6 +164,7 @@ class KafkaInboxConsumerTest {
     publish(before);
     publish(List.of(message(topic, "x", 1, "{\"kind\":\"poison\"}")));
     publish(List.of(message(topic, "y", 1, "{\"kind\":\"unknown-version\"}")));
+    publish(List.of(message(topic, "q-flaky", 1, "{\"kind\":\"flaky\"}")));
     Properties p = new Properties();
     p.put("bootstrap.servers", broker.bootstrapServers());
     try (KafkaProducer<String, byte[]> raw = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
@@ -174,12 +180,15 @@ class KafkaInboxConsumerTest {
     publish(after);
     try (KafkaInboxConsumer c = consumer(topic, "poison-" + topic, 10)) {
       c.start();
-      await().atMost(Duration.ofSeconds(60)).until(() -> count("SELECT count(*) FROM ledger WHERE wallet LIKE 'q-%'") == 20);
+      await().atMost(Duration.ofSeconds(60)).until(() -> count("SELECT count(*) FROM ledger WHERE wallet LIKE 'q-%'") == 21);
       assertThat(c.stats().parked()).isEqualTo(4);
     }
     // FAULTS D5: the always-failing handler ran exactly maxAttempts (3) times, wherever the poison
     // sat in its batch (a mid-batch failure counts as an attempt too).
     assertThat(POISON_RUNS.get()).isEqualTo(3);
+    // Five serialization failures with maxAttempts 3: retried without using attempts, then applied.
+    assertThat(FLAKY_CONFLICTS.get()).isGreaterThanOrEqualTo(6);
+    assertThat(count("SELECT count(*) FROM ledger WHERE wallet = 'q-flaky'")).isEqualTo(1);
     assertThat(count("SELECT count(*) FROM ledger WHERE wallet LIKE 'p-%'")).isEqualTo(20);
     assertThat(count("SELECT count(*) FROM twinbox_inbox_parked WHERE consumer = 'poison-" + topic
         + "' AND reason LIKE 'handler failed 3 times%always fails%'")).isEqualTo(1);

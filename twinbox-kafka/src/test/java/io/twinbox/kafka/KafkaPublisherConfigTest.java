@@ -82,7 +82,7 @@ class KafkaPublisherConfigTest {
       assertThat(c.acks()).isEqualTo("all");
       assertThat(c.idempotence()).isTrue();
       assertThat(c.maxInFlightRequestsPerConnection()).isEqualTo(5);
-      assertThat(c.lingerMs()).isEqualTo(5);
+      assertThat(c.lingerMs()).isZero();
       assertThat(c.batchSize()).isEqualTo(65_536);
       assertThat(c.compressionType()).isEqualTo("none");
       assertThat(c.deliveryTimeoutMs()).isEqualTo(30_000);

@@ -20,7 +20,12 @@ public final class ProducerSettings {
   public static final int DEFAULT_DELIVERY_TIMEOUT_MS = 30_000;
   /** Upper bound of the request timeout Twinbox picks when the user sets none. */
   public static final int DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
-  public static final long DEFAULT_LINGER_MS = 5;
+  /**
+   * 0: the relay already sends a whole wave at once and waits for its acknowledgements, so a
+   * linger only delays every wave (measured in twinbox-bench: +46 % relay throughput at 2 workers
+   * with 0 instead of 5 ms). Records sent while a request is in flight are still batched.
+   */
+  public static final long DEFAULT_LINGER_MS = 0;
   public static final int DEFAULT_BATCH_SIZE = 65_536;
   public static final long DEFAULT_MAX_BLOCK_MS = 5_000;
   public static final int DEFAULT_MAX_IN_FLIGHT = 5;

@@ -183,29 +183,48 @@ public abstract class OutboxWriteContract {
   final void concurrentWritersOfOneAggregateGetGapFreeSequencesInCommitOrder() throws Exception {
     int threads = 8;
     int txPerThread = 150;
+    java.util.concurrent.atomic.AtomicInteger deadlocks = new java.util.concurrent.atomic.AtomicInteger();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    List<Future<?>> futures = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      futures.add(pool.submit(() -> {
-        for (int i = 0; i < txPerThread; i++) {
-          String agg = "hot-" + ThreadLocalRandom.current().nextInt(5);
-          try (Connection c = ds.getConnection()) {
-            c.setAutoCommit(false);
-            outbox.write(c, event(agg, i));
-            if (ThreadLocalRandom.current().nextInt(10) == 0) {
-              c.rollback();
-            } else {
-              c.commit();
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        futures.add(pool.submit(() -> {
+          for (int i = 0; i < txPerThread; i++) {
+            String agg = "hot-" + ThreadLocalRandom.current().nextInt(5);
+            boolean rollback = ThreadLocalRandom.current().nextInt(10) == 0;
+            // FAULTS A8: concurrent writers may deadlock (e.g. MariaDB's gap locks when new
+            // aggregates' counter rows are created at once); the caller retries its transaction.
+            for (int attempt = 1; ; attempt++) {
+              try (Connection c = ds.getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                  outbox.write(c, event(agg, i));
+                  if (rollback) {
+                    c.rollback();
+                  } else {
+                    c.commit();
+                  }
+                  break;
+                } catch (RuntimeException | java.sql.SQLException e) {
+                  c.rollback();
+                  if (!transientConflict(e) || attempt == 10) {
+                    throw e;
+                  }
+                  deadlocks.incrementAndGet();
+                }
+              }
             }
           }
-        }
-        return null;
-      }));
+          return null;
+        }));
+      }
+      for (Future<?> f : futures) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+      assertThat(pool.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS)).as("writers stopped").isTrue();
     }
-    for (Future<?> f : futures) {
-      f.get();
-    }
-    pool.shutdown();
     Map<String, List<Long>> seqs = new HashMap<>();
     for (String row : rows(ds, "SELECT aggregate_id, sequence FROM twinbox_outbox ORDER BY position")) {
       String[] p = row.split("\\|");
@@ -219,5 +238,17 @@ public abstract class OutboxWriteContract {
       }
     }
     assertThat(total).isBetween(threads * txPerThread * 7L / 10, threads * (long) txPerThread);
+    System.out.println("[A8 " + fixture.name() + "] transactions=" + threads * txPerThread + " committed=" + total
+        + " deadlocksRetried=" + deadlocks.get());
+  }
+
+  /** SQLSTATE class 40 (serialization failure, deadlock) anywhere in the cause chain. */
+  private static boolean transientConflict(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof java.sql.SQLException se && se.getSQLState() != null && se.getSQLState().startsWith("40")) {
+        return true;
+      }
+    }
+    return false;
   }
 }

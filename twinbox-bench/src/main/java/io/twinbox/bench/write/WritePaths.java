@@ -1,0 +1,211 @@
+package io.twinbox.bench.write;
+
+import io.twinbox.Outbox;
+import io.twinbox.OutboxEvent;
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Instant;
+import io.twinbox.bench.Payloads;
+import io.twinbox.bench.write.WritePath.Order;
+
+/** The write paths of issue 2: business row alone, + raw-SQL outbox rows, + Twinbox. */
+public final class WritePaths {
+  private WritePaths() {}
+
+  public static final String ORDERS_DDL = """
+      CREATE TABLE IF NOT EXISTS orders (
+        id bigserial PRIMARY KEY, customer text NOT NULL, amount numeric(12,2) NOT NULL,
+        created_at timestamptz NOT NULL)""";
+
+  static final String INSERT_ORDER =
+      "INSERT INTO orders (customer, amount, created_at) VALUES (?, ?, ?)";
+
+  /**
+   * The library's ordered insert, copied verbatim from {@code PostgresDialect.INSERT_ORDERED}
+   * (twinbox-jdbc): the per-aggregate counter upsert in a CTE feeding the outbox insert.
+   */
+  static final String RAW_INSERT_ORDERED = """
+      WITH s AS (
+        INSERT INTO twinbox_aggregate AS a (aggregate_type, aggregate_id, last_sequence) VALUES (?, ?, 1)
+        ON CONFLICT (aggregate_type, aggregate_id) DO UPDATE SET last_sequence = a.last_sequence + 1
+        RETURNING last_sequence)
+      INSERT INTO twinbox_outbox (id, aggregate_type, aggregate_id, sequence, type, version, payload, headers,
+                                  correlation_id, causation_id, traceparent, occurred_at)
+      SELECT ?, ?, ?, s.last_sequence, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ? FROM s""";
+
+  /** The same outbox row without the counter (sequence 0): what a naive outbox writes. */
+  static final String RAW_INSERT_PLAIN = """
+      INSERT INTO twinbox_outbox (id, aggregate_type, aggregate_id, sequence, type, version, payload, headers,
+                                  correlation_id, causation_id, traceparent, occurred_at)
+      VALUES (?, ?, ?, 0, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?)""";
+
+  /**
+   * Enables or disables the outbox's statement trigger that issues {@code NOTIFY twinbox_outbox}
+   * (schema V1): a benchmark-only switch to show what the notification costs the writers.
+   */
+  public static void setNotifyTrigger(Connection c, boolean enabled) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute("ALTER TABLE twinbox_outbox " + (enabled ? "ENABLE" : "DISABLE") + " TRIGGER twinbox_outbox_notify");
+    }
+  }
+
+  static void insertOrder(Connection c, Order o, Timestamp now) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(INSERT_ORDER)) {
+      ps.setString(1, o.customer());
+      ps.setBigDecimal(2, BigDecimal.valueOf(o.cents(), 2));
+      ps.setTimestamp(3, now);
+      ps.executeUpdate();
+    }
+  }
+
+  /** (a) The business insert alone. */
+  public static WritePath businessOnly() {
+    return new WritePath() {
+      @Override
+      public String name() {
+        return "business-only";
+      }
+
+      @Override
+      public String description() {
+        return "INSERT orders";
+      }
+
+      @Override
+      public void write(Connection c, Order o) throws SQLException {
+        insertOrder(c, o, Timestamp.from(Instant.now()));
+      }
+    };
+  }
+
+  /** (b) Business insert + the library's outbox statement, in raw JDBC. */
+  public static WritePath rawSql() {
+    return new RawOutbox("raw-sql", "INSERT orders + outbox row with counter CTE (= PostgresDialect.INSERT_ORDERED)",
+        true, false);
+  }
+
+  /** (b') Business insert + an outbox row without the per-aggregate counter. */
+  public static WritePath rawSqlPlain() {
+    return new RawOutbox("raw-sql-plain", "INSERT orders + outbox row, no counter (sequence 0)", false, false);
+  }
+
+  /**
+   * (b'') Like {@link #rawSql()} with the outbox's NOTIFY trigger disabled for the measurement:
+   * shows what the commit-time notification costs.
+   */
+  public static WritePath rawSqlNoNotify() {
+    return new RawOutbox("raw-sql-no-notify", "as raw-sql, NOTIFY trigger disabled", true, true);
+  }
+
+  /** (c) Business insert + {@link Outbox#write}. */
+  public static WritePath twinbox(Outbox outbox) {
+    return twinbox(outbox, false);
+  }
+
+  /** (c'') Like {@link #twinbox(Outbox)} with the NOTIFY trigger disabled for the measurement. */
+  public static WritePath twinboxNoNotify(Outbox outbox) {
+    return twinbox(outbox, true);
+  }
+
+  private static WritePath twinbox(Outbox outbox, boolean disableNotify) {
+    return new WritePath() {
+      @Override
+      public String name() {
+        return disableNotify ? "twinbox-no-notify" : "twinbox";
+      }
+
+      @Override
+      public String description() {
+        return "INSERT orders + Outbox.write (library)" + (disableNotify ? ", NOTIFY trigger disabled" : "");
+      }
+
+      @Override
+      public void prepare(Connection c) throws SQLException {
+        if (disableNotify) {
+          setNotifyTrigger(c, false);
+        }
+      }
+
+      @Override
+      public void finish(Connection c) throws SQLException {
+        if (disableNotify) {
+          setNotifyTrigger(c, true);
+        }
+      }
+
+      @Override
+      public void write(Connection c, Order o) throws SQLException {
+        insertOrder(c, o, Timestamp.from(Instant.now()));
+        outbox.write(c, OutboxEvent.builder("OrderCreated", 1).aggregate("Order", o.aggregateId())
+            .payload(o.payload()).build());
+      }
+    };
+  }
+
+  private static final class RawOutbox implements WritePath {
+    private final String name;
+    private final String description;
+    private final boolean counter;
+    private final boolean disableNotify;
+
+    RawOutbox(String name, String description, boolean counter, boolean disableNotify) {
+      this.name = name;
+      this.description = description;
+      this.counter = counter;
+      this.disableNotify = disableNotify;
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public String description() {
+      return description;
+    }
+
+    @Override
+    public void prepare(Connection c) throws SQLException {
+      if (disableNotify) {
+        setNotifyTrigger(c, false);
+      }
+    }
+
+    @Override
+    public void finish(Connection c) throws SQLException {
+      if (disableNotify) {
+        setNotifyTrigger(c, true);
+      }
+    }
+
+    @Override
+    public void write(Connection c, Order o) throws SQLException {
+      Instant now = Instant.now();
+      insertOrder(c, o, Timestamp.from(now));
+      try (PreparedStatement ps = c.prepareStatement(counter ? RAW_INSERT_ORDERED : RAW_INSERT_PLAIN)) {
+        int i = 1;
+        if (counter) {
+          ps.setString(i++, "Order");
+          ps.setString(i++, o.aggregateId());
+        }
+        ps.setObject(i++, Payloads.uuidV7());
+        ps.setString(i++, "Order");
+        ps.setString(i++, o.aggregateId());
+        ps.setString(i++, "OrderCreated");
+        ps.setInt(i++, 1);
+        ps.setString(i++, o.payload());
+        ps.setString(i++, "{}");
+        ps.setString(i++, null);
+        ps.setString(i++, null);
+        ps.setString(i++, null);
+        ps.setTimestamp(i, Timestamp.from(now));
+        ps.executeUpdate();
+      }
+    }
+  }
+}

@@ -194,7 +194,10 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
   }
 
   private <T> T inTransaction(String what, Transactions.SqlWork<T> work) {
-    return Transactions.run(dataSource, dialect, what, work);
+    return Transactions.run(dataSource, dialect, what, c -> {
+      dialect.prepareRelayTransaction(c);
+      return work.run(c);
+    });
   }
 
   /** Configures a {@link JdbcStore}. Not thread-safe. */

@@ -210,6 +210,22 @@ public final class PostgresDialect implements SqlDialect {
     return List.of("V1__twinbox.sql", "V2__inbox.sql");
   }
 
+  /**
+   * A relay frozen inside one of its transactions (SIGSTOP, a long GC pause, a stalled host) would
+   * keep its lease rows locked, and a successor's {@code SKIP LOCKED} acquire would skip them for as
+   * long as the freeze lasts. The server ends such a session after 2 s idle inside a transaction,
+   * releasing the locks; the frozen relay's late completion then fails, which only causes a
+   * republish.
+   */
+  private static final String RELAY_TRANSACTION_SETTINGS = "SET LOCAL idle_in_transaction_session_timeout = '2s'";
+
+  @Override
+  public void prepareRelayTransaction(Connection c) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute(RELAY_TRANSACTION_SETTINGS);
+    }
+  }
+
   @Override
   public void checkVersion(Connection c) throws SQLException {
     int major = c.getMetaData().getDatabaseMajorVersion();

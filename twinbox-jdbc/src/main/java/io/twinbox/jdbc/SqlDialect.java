@@ -42,6 +42,12 @@ public interface SqlDialect {
   /** Throws a clear {@code IllegalStateException} if the server is older than supported. */
   default void checkVersion(Connection c) throws SQLException {}
 
+  /**
+   * Settings for each of the relay's own short transactions (leases, claims, completions), run as
+   * their first statement. Default: none.
+   */
+  default void prepareRelayTransaction(Connection c) throws SQLException {}
+
   /** Takes a lock that serialises concurrent migrations. */
   void lockForMigration(Connection c) throws SQLException;
 

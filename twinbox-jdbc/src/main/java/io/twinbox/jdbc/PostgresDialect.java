@@ -3,9 +3,9 @@ package io.twinbox.jdbc;
 import io.twinbox.CompletionMode;
 import io.twinbox.InboxMessage;
 import io.twinbox.SchemaNotMigratedException;
-import io.twinbox.internal.Headers;
 import io.twinbox.internal.Reasons;
 import io.twinbox.jdbc.internal.AdminSql;
+import io.twinbox.jdbc.internal.ParkBinding;
 import io.twinbox.jdbc.internal.PgErrors;
 import io.twinbox.jdbc.internal.PgNotifyListener;
 import io.twinbox.jdbc.internal.Rows;
@@ -496,24 +496,7 @@ public final class PostgresDialect implements SqlDialect {
   public void inboxPark(Connection c, String consumer, InboxMessage m, String hash, String reason, int attempts)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INBOX_PARK)) {
-      int i = 1;
-      ps.setString(i++, consumer);
-      ps.setString(i++, m.id());
-      ps.setString(i++, m.type());
-      ps.setInt(i++, m.version());
-      ps.setString(i++, m.source());
-      ps.setString(i++, m.aggregateType());
-      ps.setString(i++, m.aggregateId());
-      ps.setLong(i++, m.sequence());
-      ps.setString(i++, m.payload());
-      ps.setString(i++, Headers.toJson(m.headers()));
-      ps.setString(i++, m.correlationId());
-      ps.setString(i++, m.causationId());
-      ps.setString(i++, m.traceparent());
-      ps.setString(i++, m.origin());
-      ps.setString(i++, hash);
-      ps.setString(i++, Reasons.clip(reason));
-      ps.setInt(i, attempts);
+      ParkBinding.bind(ps, consumer, m, hash, reason, attempts);
       ps.executeUpdate();
     }
     try (PreparedStatement ps = c.prepareStatement(INBOX_MARK_PARKED)) {

@@ -1,0 +1,75 @@
+package io.twinbox.cli;
+
+import io.twinbox.cli.internal.Database;
+import io.twinbox.cli.internal.Durations;
+import io.twinbox.cli.internal.Json;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code twinbox purge}: deletes old PUBLISHED rows in small batches, with progress. */
+@Command(name = "purge", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Delete PUBLISHED events (completion mode MARK) older than a given age, in small batches that"
+        + " never block the relay. FAILED and pending events are never touched. Progress goes to stderr.",
+    footer = ExitCodes.HELP)
+final class PurgeCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+  @Mixin
+  DbOptions db;
+  @Option(names = "--json", description = "Print JSON instead of text.")
+  boolean json;
+  @Option(names = "--older-than", required = true, paramLabel = "DURATION", description = "e.g. 30d, 12h.")
+  String olderThan;
+  @Option(names = "--batch", defaultValue = "500", paramLabel = "N",
+      description = "Rows per statement, 1 to 100000 (default ${DEFAULT-VALUE}).")
+  int batch;
+  @Option(names = "--quiet", description = "No progress lines.")
+  boolean quiet;
+
+  @Override
+  public Integer call() {
+    Duration age = Durations.parse("--older-than", olderThan);
+    if (batch < 1 || batch > 100_000) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--batch must be within [1, 100000], was " + batch);
+    }
+    PrintWriter err = spec.commandLine().getErr();
+    long total = 0;
+    long started = System.nanoTime();
+    long lastReport = started;
+    try (Database d = db.open(spec)) {
+      int n;
+      do {
+        n = d.store().purgePublished(age, batch);
+        total += n;
+        long now = System.nanoTime();
+        if (!quiet && now - lastReport >= 1_000_000_000L) {
+          err.printf("purge: %,d rows deleted so far (%.0f rows/s)%n", total, total / ((now - started) / 1e9));
+          err.flush();
+          lastReport = now;
+        }
+      } while (n == batch);
+    }
+    double seconds = (System.nanoTime() - started) / 1e9;
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("purged", total);
+      m.put("olderThanSeconds", age.toSeconds());
+      m.put("seconds", Math.round(seconds * 1000) / 1000.0);
+      Json.print(out, m);
+    } else {
+      out.printf("Purged %,d PUBLISHED event(s) older than %s in %.1f s.%n", total, Durations.human(age), seconds);
+      out.flush();
+    }
+    return ExitCodes.OK;
+  }
+}

@@ -15,7 +15,9 @@ public final class ExitCodes {
 
   static final String HELP = "%nExit codes:%n"
       + "  0  done; every requested check passed%n"
-      + "  1  a check failed or something was found (--fail-if-...), or nothing matched the selector%n"
-      + "  2  usage or configuration error (unknown option or setting, invalid value, schema missing)%n"
+      + "  1  a check failed, something was found (--fail-if-...),%n"
+      + "     or nothing matched the selector%n"
+      + "  2  usage or configuration error (unknown option or setting,%n"
+      + "     invalid value, schema missing)%n"
       + "  3  the database or broker cannot be reached or refuses the login%n";
 }

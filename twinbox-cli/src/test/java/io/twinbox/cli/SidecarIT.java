@@ -48,14 +48,11 @@ class SidecarIT {
   @BeforeAll
   static void servers() {
     db = PostgresDatabase.create();
-    kafka = KafkaBroker.start();
+    kafka = KafkaBroker.shared();
   }
 
   @AfterAll
   static void stop() {
-    if (kafka != null) {
-      kafka.close();
-    }
     if (db != null) {
       db.close();
     }

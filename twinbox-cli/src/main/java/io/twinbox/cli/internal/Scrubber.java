@@ -23,8 +23,16 @@ public final class Scrubber {
   /** Wraps {@code System.out} and {@code System.err}; idempotent. */
   public static synchronized void install() {
     if (!installed) {
-      System.setOut(new PrintStream(new LineScrubber(System.out), true, StandardCharsets.UTF_8));
-      System.setErr(new PrintStream(new LineScrubber(System.err), true, StandardCharsets.UTF_8));
+      // No auto-flush: PrintStream would flush (and so emit) every fragment of a line, and a secret
+      // split across two print calls would slip through. Complete lines are written at once.
+      LineScrubber out = new LineScrubber(System.out);
+      LineScrubber err = new LineScrubber(System.err);
+      System.setOut(new PrintStream(out, false, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(err, false, StandardCharsets.UTF_8));
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        out.drain();
+        err.drain();
+      }, "twinbox-output-drain"));
       installed = true;
     }
   }
@@ -74,8 +82,16 @@ public final class Scrubber {
       }
     }
 
+    /** Complete lines are already written; a partial line waits for its end (or 8 KiB, or exit). */
     @Override
     public synchronized void flush() {
+      if (line.size() >= 8192) {
+        emit();
+      }
+      target.flush();
+    }
+
+    synchronized void drain() {
       emit();
       target.flush();
     }

@@ -69,7 +69,7 @@ final class RelayCommand implements Callable<Integer> {
       try (Transport transport = Transports.build(s);
            Relay relay = rs.apply(Relay.builder(d.store(), transport)).listener(relayMetrics).build()) {
         relay.start();
-        try (AutoCloseable http = SidecarHttp.start(s, d.store(), health, registry::scrape)) {
+        try (AutoCloseable http = SidecarHttp.start(s, d.store(), health, registry::scrape, relay)) {
           LOG.info("twinbox relay {} running ({} transport); SIGTERM stops it", relay.nodeId(), transport.name());
           stop.await();
           LOG.info("twinbox relay {} stopping: finishing in-flight work and releasing its leases", relay.nodeId());

@@ -103,19 +103,30 @@ class CanaryIT {
         assertThat(s.exitCode()).as(s.toString()).isZero();
         assertThat(s.json().get("pending").asLong()).isZero();
       });
-      for (String path : List.of("/metrics", "/health", "/", "/api/status", "/api/failed")) {
+      String base = "http://127.0.0.1:" + port;
+      for (String path : List.of("/metrics", "/health", "/", "/api/status", "/api/events?limit=10")) {
         for (String token : new String[] {null, READ_TOKEN, ADMIN_TOKEN, "wrong-token"}) {
-          HttpResponse<String> r = JarProcess.get("http://127.0.0.1:" + port + path, token);
+          HttpResponse<String> r = JarProcess.get(base + path, token);
           outputs.add(path + " " + r.statusCode() + " " + r.headers().map() + " " + r.body());
         }
       }
+      assertThat(JarProcess.get(base + "/api/status", null).statusCode()).isEqualTo(401);
+      assertThat(JarProcess.get(base + "/api/status", READ_TOKEN).statusCode()).isEqualTo(200);
+      assertThat(JarProcess.get(base + "/metrics", null).body()).contains("twinbox_relay_publish_total");
+      String retryAll = "{\"action\":\"retry\",\"all\":true}";
+      for (String token : new String[] {null, READ_TOKEN, ADMIN_TOKEN}) {
+        HttpResponse<String> r = JarProcess.post(base + "/api/actions", token, retryAll);
+        outputs.add("POST /api/actions " + r.statusCode() + " " + r.headers().map() + " " + r.body());
+      }
+      assertThat(JarProcess.post(base + "/api/actions", READ_TOKEN, retryAll).statusCode()).isEqualTo(403);
+      assertThat(JarProcess.post(base + "/api/actions", ADMIN_TOKEN, retryAll).statusCode()).isEqualTo(200);
       Cli.Result failed = JarProcess.run(dir, env, "failed", "list", "--json", "--config", config.toString());
       outputs.add(failed.out() + failed.err());
       assertThat(failed.exitCode()).isZero();
       assertThat(relay.terminate()).as(relay.log()).isZero();
       String log = relay.log();
       outputs.add(log);
-      assertThat(log).contains("db.password=****", "admin.token=****", "admin.read.token=****",
+      assertThat(log).contains("action=retry").contains("db.password=****", "admin.token=****", "admin.read.token=****",
           "kafka.property.ssl.truststore.password=****");
     }
 

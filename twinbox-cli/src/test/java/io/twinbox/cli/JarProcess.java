@@ -108,6 +108,23 @@ final class JarProcess implements AutoCloseable {
     }
   }
 
+  /** POST of a JSON body with an optional bearer token; status and body. */
+  static HttpResponse<String> post(String url, String token, String json) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    try {
+      return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   String log() {
     try {
       return Files.readString(log, StandardCharsets.UTF_8);

@@ -32,8 +32,24 @@ final class DbOptions {
     return s;
   }
 
-  /** A small pool for a one-shot command. */
+  /**
+   * A small pool for a one-shot command, on a database whose schema is checked first.
+   *
+   * @throws io.twinbox.SchemaNotMigratedException when the tables are missing (exit code 2)
+   */
   Database open(CommandSpec spec) {
+    Database d = openUnchecked(spec);
+    try {
+      d.store().verifySchema();
+      return d;
+    } catch (RuntimeException e) {
+      d.close();
+      throw e;
+    }
+  }
+
+  /** A small pool for {@code migrate}: the schema may not exist yet. */
+  Database openUnchecked(CommandSpec spec) {
     return Database.open(settings(spec), 2, "twinbox-cli");
   }
 }

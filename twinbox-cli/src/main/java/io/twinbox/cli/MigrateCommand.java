@@ -24,7 +24,7 @@ final class MigrateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    try (Database d = db.open(spec)) {
+    try (Database d = db.openUnchecked(spec)) {
       d.store().migrate();
       String dialect = d.store().dialect().name();
       if (json) {

@@ -210,6 +210,11 @@ class CommandsTest {
           .run("failed", "list");
       assertThat(notMigrated.exitCode()).as(notMigrated.toString()).isEqualTo(ExitCodes.USAGE);
       assertThat(notMigrated.err()).contains("twinbox migrate");
+      for (String command : new String[] {"status", "retry --all-failed", "skip --all-failed", "purge --older-than 1d"}) {
+        Cli.Result r = new Cli(Map.of("TWINBOX_DB_URL", empty.jdbcUrl(), "TWINBOX_DB_USER", empty.user()))
+            .run(command.split(" "));
+        assertThat(r.exitCode()).as(command + ": " + r).isEqualTo(ExitCodes.USAGE);
+      }
     }
 
     Cli.Result unknownOption = cli.run("status", "--frobnicate");

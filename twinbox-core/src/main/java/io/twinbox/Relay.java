@@ -14,10 +14,11 @@ import java.util.UUID;
  * outside any database transaction, then completes the rows fenced by the lease.
  *
  * <pre>{@code
- * try (Relay relay = Relay.builder(store, KafkaPublisher.builder(bootstrap).build()).build()) {
+ * try (KafkaPublisher kafka = KafkaPublisher.builder(bootstrap).build();
+ *     Relay relay = Relay.builder(store, kafka).build()) {
  *   relay.start();
  *   ...
- * }
+ * }                          // the relay stops first, then the publisher closes
  * }</pre>
  *
  * <p>Any number of relays may run on one outbox; partitions are shared among live relays, and a
@@ -29,7 +30,11 @@ public interface Relay extends AutoCloseable {
   /** Starts the lease keeper and the workers. Returns at once; call once. */
   void start();
 
-  /** Stops gracefully: finishes in-flight work, releases leases, leaves. Idempotent. */
+  /**
+   * Stops gracefully: finishes in-flight work, releases leases, leaves. Idempotent. The transport
+   * is not closed: it belongs to the caller (it may serve several relays); close it after the
+   * relay.
+   */
   @Override
   void close();
 

@@ -356,4 +356,20 @@ class AdminApiTest {
       http.seen.addAll(h.seen);
     }
   }
+
+  @Test
+  void theDefaultAuditSinkIsTheAuditLogger() {
+    try (AdminServer s = AdminServer.builder(fx.store).port(0).adminToken(ADMIN).build().start()) {
+      Http h = new Http(s.port());
+      assertThat(h.post("/api/actions", ADMIN, "{\"action\":\"retry\",\"aggregateType\":\"Order\",\"aggregateId\":\"a b\\nforged=1\"}")
+          .json().path("affected").asInt()).isZero();
+      http.seen.addAll(h.seen);
+    }
+    String printed;
+    synchronized (PRINTED) {
+      printed = PRINTED.toString(StandardCharsets.UTF_8);
+    }
+    assertThat(printed).as("one line, the line break in the input escaped").contains(AdminServer.AUDIT_LOGGER
+        + " - action=retry selector=aggregate:\"Order\"/\"a b\\nforged=1\" affected=0 role=admin remote=127.0.0.1");
+  }
 }

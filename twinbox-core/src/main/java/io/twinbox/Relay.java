@@ -14,10 +14,11 @@ import java.util.UUID;
  * outside any database transaction, then completes the rows fenced by the lease.
  *
  * <pre>{@code
- * try (Relay relay = Relay.builder(store, KafkaPublisher.builder(bootstrap).build()).build()) {
+ * try (KafkaPublisher kafka = KafkaPublisher.builder(bootstrap).build();
+ *     Relay relay = Relay.builder(store, kafka).build()) {
  *   relay.start();
  *   ...
- * }
+ * }                          // the relay stops first, then the publisher closes
  * }</pre>
  *
  * <p>Any number of relays may run on one outbox; partitions are shared among live relays, and a
@@ -29,7 +30,11 @@ public interface Relay extends AutoCloseable {
   /** Starts the lease keeper and the workers. Returns at once; call once. */
   void start();
 
-  /** Stops gracefully: finishes in-flight work, releases leases, leaves. Idempotent. */
+  /**
+   * Stops gracefully: finishes in-flight work, releases leases, leaves. Idempotent. The transport
+   * is not closed: it belongs to the caller (it may serve several relays); close it after the
+   * relay.
+   */
   @Override
   void close();
 
@@ -68,7 +73,7 @@ public interface Relay extends AutoCloseable {
     private String source = "/twinbox";
     private int batchSize = 500;
     private int workers = 2;
-    private Duration pollInterval = Duration.ofMillis(500);
+    private Duration pollInterval = Duration.ofMillis(100);
     private Duration leaseTtl = Duration.ofSeconds(10);
     private Duration publishTimeout = Duration.ofSeconds(30);
     private Duration outageBackoffMax = Duration.ofSeconds(10);
@@ -108,7 +113,9 @@ public interface Relay extends AutoCloseable {
     /**
      * Longest wait between two claims when idle. Polling is adaptive: a full batch claims again at
      * once, a partial one waits 10 ms, and every empty claim doubles the wait up to this interval.
-     * A commit notification (PostgreSQL LISTEN/NOTIFY) ends any wait at once. Default 500 ms.
+     * A commit notification (PostgreSQL LISTEN/NOTIFY, opt-in: see {@code
+     * JdbcStore.setCommitNotifications}) ends any wait at once. Default 100 ms: an idle relay then
+     * runs about ten cheap index probes a second per worker.
      */
     public Builder pollInterval(Duration pollInterval) {
       this.pollInterval = positive("pollInterval", pollInterval);

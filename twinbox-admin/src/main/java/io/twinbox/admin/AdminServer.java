@@ -113,7 +113,7 @@ public final class AdminServer implements AutoCloseable {
     return this;
   }
 
-  /** The port bound, which is the chosen one unless that was 0; -1 before {@link #start()}. */
+  /** The port bound: the configured one, or the one picked for port 0. Negative when not listening. */
   public int port() {
     return connector.getLocalPort();
   }

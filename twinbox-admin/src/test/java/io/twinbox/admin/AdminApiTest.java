@@ -7,11 +7,19 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.twinbox.Health;
 import io.twinbox.Relay;
+import io.twinbox.RelayStats;
+import io.twinbox.jdbc.JdbcStore;
+import io.twinbox.testkit.PostgresDatabase;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,12 +35,20 @@ class AdminApiTest {
   private static final String ADMIN = "admin-canary-0c9e8d7b6a5f4e31";
 
   private static OutboxFixture fx;
+  /** Everything the JVM prints while the class runs (SLF4J Simple and Jetty log to stderr). */
+  private static final ByteArrayOutputStream PRINTED = new ByteArrayOutputStream();
+  private static PrintStream stdout;
+  private static PrintStream stderr;
   private final List<String> audit = new CopyOnWriteArrayList<>();
   private AdminServer server;
   private Http http;
 
   @BeforeAll
   static void database() {
+    stdout = System.out;
+    stderr = System.err;
+    System.setOut(new PrintStream(new Tee(stdout), true, StandardCharsets.UTF_8));
+    System.setErr(new PrintStream(new Tee(stderr), true, StandardCharsets.UTF_8));
     fx = new OutboxFixture();
   }
 
@@ -40,6 +56,40 @@ class AdminApiTest {
   static void drop() {
     if (fx != null) {
       fx.close();
+    }
+    System.setOut(stdout);
+    System.setErr(stderr);
+    String printed;
+    synchronized (PRINTED) {
+      printed = PRINTED.toString(StandardCharsets.UTF_8);
+    }
+    assertThat(printed).as("the capture works").contains("admin server listening on http://127.0.0.1:");
+    assertThat(printed).as("a failed request was logged").contains("admin request GET /api/status failed");
+    assertThat(printed).as("no token in any log line").doesNotContain(READ).doesNotContain(ADMIN);
+  }
+
+  /** Writes to the original stream and to {@link #PRINTED}. */
+  private static final class Tee extends OutputStream {
+    private final OutputStream original;
+
+    Tee(OutputStream original) {
+      this.original = original;
+    }
+
+    @Override
+    public void write(int b) throws java.io.IOException {
+      original.write(b);
+      synchronized (PRINTED) {
+        PRINTED.write(b);
+      }
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws java.io.IOException {
+      original.write(b, off, len);
+      synchronized (PRINTED) {
+        PRINTED.write(b, off, len);
+      }
     }
   }
 
@@ -259,5 +309,67 @@ class AdminApiTest {
         .hasMessageContaining("adminToken");
     assertThatThrownBy(() -> AdminServer.builder(fx.store).readToken(READ).adminToken(READ).build())
         .hasMessage("readToken and adminToken must differ");
+  }
+
+  @Test
+  void aFailingStoreAnswersWithoutDetailsAndIsAudited() {
+    try (PostgresDatabase empty = PostgresDatabase.create()) {
+      JdbcStore unmigrated = JdbcStore.builder(empty.dataSource()).build(); // no tables: every read fails
+      try (AdminServer broken = AdminServer.builder(unmigrated).port(0)
+          .health(new Health(unmigrated, Duration.ofMinutes(1))).readToken(READ).adminToken(ADMIN)
+          .auditLog(audit::add).build().start()) {
+        Http h = new Http(broken.port());
+        Http.Answer status = h.get("/api/status", READ);
+        assertThat(status.status()).isEqualTo(500);
+        assertThat(status.json().path("error").asText()).isEqualTo("internal error; see the server log");
+        Http.Answer health = h.get("/health", null);
+        assertThat(health.status()).isEqualTo(503);
+        assertThat(health.json().path("reasons").get(0).asText()).startsWith("cannot read the outbox");
+        assertThat(health.json().path("outbox").isNull()).isTrue();
+        assertThat(h.post("/api/actions", ADMIN, "{\"action\":\"skip\",\"all\":true}").status()).isEqualTo(500);
+        assertThat(audit).singleElement().asString()
+            .startsWith("action=skip selector=all-failed outcome=error reason=\"")
+            .endsWith(" role=admin remote=127.0.0.1");
+        http.seen.addAll(h.seen);
+      }
+    }
+  }
+
+  @Test
+  void throughputIsThePublishedRateOfTheLocalRelay() throws Exception {
+    AtomicLong published = new AtomicLong(1_000);
+    try (AdminServer s = AdminServer.builder(fx.store).port(0).readToken(READ)
+        .relayStats(() -> new RelayStats(published.get(), 2, 1, 0, 0, 10, 64)).build().start()) {
+      Http h = new Http(s.port());
+      long before = System.nanoTime();
+      JsonNode first = h.get("/api/status", READ).json().path("relay");
+      assertThat(first.path("published").asLong()).isEqualTo(1_000);
+      assertThat(first.path("dead").asLong()).isEqualTo(1);
+      assertThat(first.path("publishedPerSecond").isNull()).as("one sample is no rate yet").isTrue();
+      Thread.sleep(1_200);
+      published.addAndGet(60);
+      JsonNode second = h.get("/api/status", READ).json().path("relay");
+      double elapsed = (System.nanoTime() - before) / 1e9;
+      assertThat(second.path("published").asLong()).isEqualTo(1_060);
+      assertThat(second.path("publishedPerSecond").asDouble())
+          .isBetween(Math.floor(60 / elapsed * 100) / 100, 60 / 1.2);
+      http.seen.addAll(h.seen);
+    }
+  }
+
+  @Test
+  void theDefaultAuditSinkIsTheAuditLogger() {
+    try (AdminServer s = AdminServer.builder(fx.store).port(0).adminToken(ADMIN).build().start()) {
+      Http h = new Http(s.port());
+      assertThat(h.post("/api/actions", ADMIN, "{\"action\":\"retry\",\"aggregateType\":\"Order\",\"aggregateId\":\"a b\\nforged=1\"}")
+          .json().path("affected").asInt()).isZero();
+      http.seen.addAll(h.seen);
+    }
+    String printed;
+    synchronized (PRINTED) {
+      printed = PRINTED.toString(StandardCharsets.UTF_8);
+    }
+    assertThat(printed).as("one line, the line break in the input escaped").contains(AdminServer.AUDIT_LOGGER
+        + " - action=retry selector=aggregate:\"Order\"/\"a b\\nforged=1\" affected=0 role=admin remote=127.0.0.1");
   }
 }

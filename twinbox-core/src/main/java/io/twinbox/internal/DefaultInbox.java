@@ -42,11 +42,22 @@ public final class DefaultInbox implements Inbox {
 
   @Override
   public List<InboxOutcome> processAll(Connection connection, List<InboxMessage> messages, InboxHandler handler) {
+    Batch batch = processQuietly(connection, messages, handler);
+    batch.report(listener);
+    return batch.outcomes();
+  }
+
+  /**
+   * What {@link #processAll} does, without telling the listener: for callers that own the
+   * transaction and report with {@link #report} only after it committed, so that a batch rolled
+   * back and retried is not counted twice.
+   */
+  public Batch processQuietly(Connection connection, List<InboxMessage> messages, InboxHandler handler) {
     Objects.requireNonNull(connection, "connection cannot be null");
     Objects.requireNonNull(handler, "handler cannot be null");
     requireTransaction(connection);
     if (messages.isEmpty()) {
-      return List.of();
+      return new Batch(List.of(), List.of(), List.of());
     }
     // First occurrence of each id decides; a repeat inside the batch is a duplicate of it.
     Map<String, String> hashes = new LinkedHashMap<>();
@@ -61,12 +72,14 @@ public final class DefaultInbox implements Inbox {
     Map<String, String> stored = known.isEmpty() ? Map.of() : store.storedHashes(connection, config.consumer(), known);
 
     List<InboxOutcome> outcomes = new ArrayList<>(messages.size());
+    List<String> reasons = new ArrayList<>(messages.size());
     Set<String> handled = new HashSet<>();
     for (int i = 0; i < messages.size(); i++) {
       InboxMessage m = messages.get(i);
       String hash = messageHashes.get(i);
       boolean first = handled.add(m.id());
       String reference = fresh.contains(m.id()) ? hashes.get(m.id()) : stored.get(m.id());
+      String reason = null;
       if (first && fresh.contains(m.id())) {
         try {
           handler.handle(connection, m);
@@ -77,20 +90,43 @@ public final class DefaultInbox implements Inbox {
           throw new InboxHandlerException(m.id(), i, e);
         }
         outcomes.add(InboxOutcome.PROCESSED);
-        listener.processed(m);
       } else if (reference != null && !reference.equals(hash)) {
-        String reason = "message id " + m.id() + " was already received with a different payload (hash "
+        reason = "message id " + m.id() + " was already received with a different payload (hash "
             + reference.substring(0, 12) + "…, now " + hash.substring(0, 12) + "…)";
         log.error("consumer {}: {}; parked, handler not run", config.consumer(), reason);
         store.park(connection, config.consumer(), m, hash, reason, 0);
         outcomes.add(InboxOutcome.CONFLICT);
-        listener.parked(m, reason);
       } else {
         outcomes.add(InboxOutcome.DUPLICATE);
-        listener.duplicate(m);
+      }
+      reasons.add(reason);
+    }
+    return new Batch(List.copyOf(messages), outcomes, reasons);
+  }
+
+  /** Tells the listener about a message parked outside {@link #processAll} (by the consumer runner). */
+  public void reportParked(InboxMessage message, String reason) {
+    listener.parked(message, reason);
+  }
+
+  /** The outcome of each message of a batch, with the reason where one was parked. */
+  public record Batch(List<InboxMessage> messages, List<InboxOutcome> outcomes, List<String> reasons) {
+    /** Tells {@code listener} the outcome of every message. */
+    public void report(InboxListener listener) {
+      for (int i = 0; i < outcomes.size(); i++) {
+        InboxMessage m = messages.get(i);
+        switch (outcomes.get(i)) {
+          case PROCESSED -> listener.processed(m);
+          case DUPLICATE -> listener.duplicate(m);
+          case CONFLICT, PARKED -> listener.parked(m, reasons.get(i));
+        }
       }
     }
-    return outcomes;
+  }
+
+  /** Tells this inbox's listener the outcome of every message of a committed batch. */
+  public void report(Batch batch) {
+    batch.report(listener);
   }
 
   private static void requireTransaction(Connection c) {

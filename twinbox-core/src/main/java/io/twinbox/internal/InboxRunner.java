@@ -208,12 +208,18 @@ public final class InboxRunner {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        List<InboxOutcome> outcomes = inbox.processAll(c, batch, handler);
+        // The listener hears of the outcomes only after the commit: a batch that fails later and
+        // is retried must not count its leading messages twice.
+        DefaultInbox.Batch quiet = inbox instanceof DefaultInbox d ? d.processQuietly(c, batch, handler) : null;
+        List<InboxOutcome> outcomes = quiet != null ? quiet.outcomes() : inbox.processAll(c, batch, handler);
         if (clearAttempts) {
           inbox.store().clearAttempts(c, inbox.consumer(), batch.get(0).id());
         }
         c.commit();
         transactions.incrementAndGet();
+        if (quiet != null) {
+          ((DefaultInbox) inbox).report(quiet);
+        }
         for (InboxOutcome o : outcomes) {
           switch (o) {
             case PROCESSED -> processed.incrementAndGet();
@@ -253,6 +259,9 @@ public final class InboxRunner {
       parked.incrementAndGet();
       log.error("consumer {}: parked message {} ({}, from {}): {}", inbox.consumer(), m.id(), m.type(), m.origin(),
           reason);
+      if (inbox instanceof DefaultInbox d) {
+        d.reportParked(m, reason);
+      }
       return true;
     } catch (SQLException | TwinboxException e) {
       log.warn("consumer {}: could not park message {}: {}", inbox.consumer(), m.id(), Reasons.of(e));

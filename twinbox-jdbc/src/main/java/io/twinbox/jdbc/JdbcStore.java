@@ -73,6 +73,29 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
     });
   }
 
+  /**
+   * Turns commit notifications on or off for every writer of this database: with them on, each
+   * transaction that writes events wakes the listening relays at commit (PostgreSQL {@code
+   * NOTIFY}), so an idle relay publishes within milliseconds instead of within its poll interval.
+   * Off by default since schema V3, because {@code NOTIFY} makes all writing transactions commit one
+   * at a time (see the README's "Commit notifications"). Relays started afterwards pick the change
+   * up; running relays keep what they found at start.
+   *
+   * @throws UnsupportedOperationException on MariaDB, which has no such signal
+   * @throws StoreException when the statement fails (for example, missing privileges)
+   */
+  public void setCommitNotifications(boolean enabled) {
+    inTransaction("switch commit notifications", c -> {
+      dialect.setCommitNotifications(c, enabled);
+      return null;
+    });
+  }
+
+  /** True when commit notifications are on (see {@link #setCommitNotifications(boolean)}). */
+  public boolean commitNotifications() {
+    return inTransaction("read the commit notification setting", dialect::commitNotifications);
+  }
+
   @Override
   public int partitionCount() {
     return PARTITIONS;

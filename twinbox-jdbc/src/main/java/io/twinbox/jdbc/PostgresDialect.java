@@ -29,6 +29,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL 12+. Holds all of Twinbox's PostgreSQL SQL. Times are judged on the database clock
@@ -39,6 +41,7 @@ public final class PostgresDialect implements SqlDialect {
   public static final PostgresDialect INSTANCE = new PostgresDialect();
 
   /** The channel the outbox's insert trigger notifies. */
+  private static final Logger log = LoggerFactory.getLogger(PostgresDialect.class);
   public static final String CHANNEL = "twinbox_outbox";
 
   private static final long MIGRATION_LOCK = 0x7477696e626f78L; // "twinbox"
@@ -207,7 +210,7 @@ public final class PostgresDialect implements SqlDialect {
 
   @Override
   public List<String> migrations() {
-    return List.of("V1__twinbox.sql", "V2__inbox.sql");
+    return List.of("V1__twinbox.sql", "V2__inbox.sql", "V3__commit_notifications_opt_in.sql");
   }
 
   /**
@@ -572,8 +575,38 @@ public final class PostgresDialect implements SqlDialect {
     return "42P01".equals(e.getSQLState()) || "42703".equals(e.getSQLState());
   }
 
+  private static final String NOTIFY_TRIGGER_ENABLED = """
+      SELECT tgenabled <> 'D' FROM pg_trigger
+       WHERE tgname = 'twinbox_outbox_notify' AND tgrelid = 'twinbox_outbox'::regclass""";
+
+  @Override
+  public boolean commitNotifications(Connection c) throws SQLException {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(NOTIFY_TRIGGER_ENABLED)) {
+      return rs.next() && rs.getBoolean(1);
+    }
+  }
+
+  @Override
+  public void setCommitNotifications(Connection c, boolean enabled) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute("ALTER TABLE twinbox_outbox " + (enabled ? "ENABLE" : "DISABLE") + " TRIGGER twinbox_outbox_notify");
+    }
+  }
+
+  /**
+   * LISTENs only when the outbox's notify trigger is enabled (opt-in since schema V3): otherwise
+   * the listener would hold a connection for notifications that never come.
+   */
   @Override
   public AutoCloseable listen(DataSource dataSource, Runnable callback) {
+    try (Connection c = dataSource.getConnection()) {
+      if (!commitNotifications(c)) {
+        log.info("commit notifications are off (the default); the relay finds new events by polling");
+        return () -> {};
+      }
+    } catch (SQLException e) {
+      log.warn("could not check whether commit notifications are on; listening anyway: {}", Reasons.of(e));
+    }
     return PgNotifyListener.start(dataSource, CHANNEL, callback);
   }
 

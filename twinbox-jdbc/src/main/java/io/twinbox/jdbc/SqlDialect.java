@@ -116,6 +116,20 @@ public interface SqlDialect {
   /** True when the error says a Twinbox table does not exist. */
   boolean isMissingTable(SQLException e);
 
+  /** True when committing events also signals listening relays (PostgreSQL's opt-in NOTIFY). */
+  default boolean commitNotifications(Connection c) throws SQLException {
+    return false;
+  }
+
+  /**
+   * Turns the commit signal on or off for every writer of this database.
+   *
+   * @throws UnsupportedOperationException when the database has no such signal
+   */
+  default void setCommitNotifications(Connection c, boolean enabled) throws SQLException {
+    throw new UnsupportedOperationException(name() + " has no commit notifications; the relay polls");
+  }
+
   /**
    * Starts a listener that runs {@code callback} when a transaction that wrote events commits.
    * Dialects without such a signal return a no-op.

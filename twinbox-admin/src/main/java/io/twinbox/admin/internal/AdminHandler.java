@@ -5,7 +5,6 @@ import io.twinbox.Health;
 import io.twinbox.OutboxStatus;
 import io.twinbox.RelayStats;
 import io.twinbox.StoredEvent;
-import io.twinbox.internal.Reasons;
 import io.twinbox.spi.OutboxAdminStore;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -241,9 +240,5 @@ public final class AdminHandler extends Handler.Abstract {
     response.setStatus(status);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, type);
     response.write(true, ByteBuffer.wrap(body), callback);
-  }
-
-  static String clip(String s) {
-    return Reasons.clip(s);
   }
 }

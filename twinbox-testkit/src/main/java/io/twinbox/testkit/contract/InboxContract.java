@@ -9,9 +9,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.twinbox.Inbox;
 import io.twinbox.InboxHandler;
 import io.twinbox.InboxHandlerException;
+import io.twinbox.InboxListener;
 import io.twinbox.InboxMessage;
 import io.twinbox.InboxOutcome;
 import io.twinbox.NoActiveTransactionException;
+import io.twinbox.RetryPolicy;
+import io.twinbox.internal.InboxRunner;
 import io.twinbox.spi.InboxStore;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,6 +28,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Collections;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -120,6 +125,58 @@ public abstract class InboxContract {
     assertThat(inTx(List.of(msg("m1", 10), msg("m2", 20)), DEBIT))
         .containsExactly(InboxOutcome.PROCESSED, InboxOutcome.PROCESSED);
     assertThat(balance()).isEqualTo(970);
+  }
+
+  /**
+   * The consumer runner (behind every broker's consumer) reports each message's outcome to the
+   * inbox listener exactly once and only after its commit: a batch rolled back by a failing message
+   * and retried does not count its leading messages twice, and a parked message is reported.
+   */
+  @Test
+  final void theConsumerRunnerReportsEachOutcomeOnceAfterItsCommit() throws Exception {
+    List<String> heard = Collections.synchronizedList(new ArrayList<>());
+    Inbox counted = Inbox.builder(store, "runner").listener(new InboxListener() {
+      @Override
+      public void processed(InboxMessage m) {
+        heard.add("processed " + m.id());
+      }
+
+      @Override
+      public void duplicate(InboxMessage m) {
+        heard.add("duplicate " + m.id());
+      }
+
+      @Override
+      public void parked(InboxMessage m, String reason) {
+        heard.add("parked " + m.id() + ": " + reason);
+      }
+    }).build();
+    AtomicInteger r3Calls = new AtomicInteger();
+    InboxHandler flaky = (c, m) -> {
+      DEBIT.handle(c, m);
+      if (m.id().equals("r3") && r3Calls.getAndIncrement() == 0) {
+        throw new IllegalStateException("fails once");
+      }
+      if (m.id().equals("r5")) {
+        throw new IllegalStateException("fails always");
+      }
+    };
+    RetryPolicy retry = RetryPolicy.builder().maxAttempts(2).backoff(Duration.ZERO, Duration.ofMillis(5)).build();
+    InboxRunner runner = new InboxRunner(counted, ds, flaky, 50, retry, () -> true);
+    List<InboxRunner.Item> items = new ArrayList<>();
+    for (String id : List.of("r1", "r2", "r3", "r4", "r5", "r6", "r1")) {
+      items.add(new InboxRunner.Item(msg(id, 1), null));
+    }
+
+    assertThat(runner.process(items, false)).isEqualTo(7);
+
+    assertThat(heard).filteredOn(h -> h.startsWith("processed"))
+        .containsExactlyInAnyOrder("processed r1", "processed r2", "processed r3", "processed r4", "processed r6");
+    assertThat(heard).filteredOn(h -> h.startsWith("duplicate")).containsExactly("duplicate r1");
+    assertThat(heard).filteredOn(h -> h.startsWith("parked")).singleElement().asString()
+        .startsWith("parked r5: ").contains("handler failed 2 times");
+    assertThat(runner.processed.get()).isEqualTo(5);
+    assertThat(balance()).isEqualTo(1000 - 5);
   }
 
   @Test

@@ -1,0 +1,2 @@
+/** Not API: the request handler, token checks, JSON shapes and audit lines of the admin server. */
+package io.twinbox.admin.internal;

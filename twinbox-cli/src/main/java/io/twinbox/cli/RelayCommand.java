@@ -94,35 +94,51 @@ final class RelayCommand implements Callable<Integer> {
       r.name = s.require("relay.name");
       r.poolSize = s.intValue("db.pool.size", 2, 200);
       r.maxPendingAge = s.duration("health.max.pending.age");
-      s.intValue("relay.batch.size", 1, 100_000);
-      s.intValue("relay.workers", 1, 64);
-      s.intValue("relay.max.attempts", 1, 1_000);
-      s.duration("relay.poll.interval");
-      s.duration("relay.lease.ttl");
-      s.duration("relay.publish.timeout");
-      s.choice("relay.completion.mode", "DELETE", "MARK");
+      // Parse every relay.* value set now, so a typo fails before anything connects; the builder
+      // checks the ranges again when the relay is built.
+      optional(s, "relay.batch.size", () -> s.intValue("relay.batch.size", 1, 100_000));
+      optional(s, "relay.workers", () -> s.intValue("relay.workers", 1, 64));
+      optional(s, "relay.max.attempts", () -> s.intValue("relay.max.attempts", 1, 1_000));
+      optional(s, "relay.poll.interval", () -> s.duration("relay.poll.interval"));
+      optional(s, "relay.lease.ttl", () -> s.duration("relay.lease.ttl"));
+      optional(s, "relay.publish.timeout", () -> s.duration("relay.publish.timeout"));
+      optional(s, "relay.completion.mode", () -> s.choice("relay.completion.mode", "DELETE", "MARK"));
       s.choice("transport", "kafka", "rabbitmq", "nats");
       s.bool("http.enabled");
       s.intValue("http.port", 0, 65_535);
       return r;
     }
 
+    private static void optional(Settings s, String key, Runnable check) {
+      if (s.get(key) != null) {
+        check.run();
+      }
+    }
+
+    /** Applies the relay.* settings that are set; the builder's defaults stand for the others. */
     Relay.Builder apply(Relay.Builder b) {
+      set("relay.source", () -> b.source(s.get("relay.source")));
+      set("relay.node.id", () -> b.nodeId(s.get("relay.node.id")));
+      set("relay.batch.size", () -> b.batchSize(s.intValue("relay.batch.size", 1, 100_000)));
+      set("relay.workers", () -> b.workers(s.intValue("relay.workers", 1, 64)));
+      set("relay.poll.interval", () -> b.pollInterval(s.duration("relay.poll.interval")));
+      set("relay.lease.ttl", () -> b.leaseTtl(s.duration("relay.lease.ttl")));
+      set("relay.publish.timeout", () -> b.publishTimeout(s.duration("relay.publish.timeout")));
+      set("relay.max.attempts", () -> b.retryPolicy(
+          RetryPolicy.builder().maxAttempts(s.intValue("relay.max.attempts", 1, 1_000)).build()));
+      set("relay.completion.mode", () -> b.completionMode(
+          CompletionMode.valueOf(s.choice("relay.completion.mode", "DELETE", "MARK").toUpperCase(Locale.ROOT))));
+      return b;
+    }
+
+    private void set(String key, Runnable apply) {
+      if (s.get(key) == null) {
+        return;
+      }
       try {
-        b.source(s.require("relay.source"))
-            .batchSize(s.intValue("relay.batch.size", 1, 100_000))
-            .workers(s.intValue("relay.workers", 1, 64))
-            .pollInterval(s.duration("relay.poll.interval"))
-            .leaseTtl(s.duration("relay.lease.ttl"))
-            .publishTimeout(s.duration("relay.publish.timeout"))
-            .retryPolicy(RetryPolicy.builder().maxAttempts(s.intValue("relay.max.attempts", 1, 1_000)).build())
-            .completionMode(CompletionMode.valueOf(s.require("relay.completion.mode").toUpperCase(Locale.ROOT)));
-        if (s.get("relay.node.id") != null) {
-          b.nodeId(s.get("relay.node.id"));
-        }
-        return b;
+        apply.run();
       } catch (IllegalArgumentException e) {
-        throw new ConfigException("invalid relay.* setting: " + e.getMessage());
+        throw new ConfigException(key + " is invalid: " + e.getMessage());
       }
     }
   }

@@ -30,7 +30,8 @@ class SettingsTest {
     assertThat(s.get("db.user")).isEqualTo("env");
     assertThat(s.get("kafka.bootstrap.servers")).isEqualTo("k:9092");
     assertThat(s.intValue("relay.workers", 1, 64)).isEqualTo(3);
-    assertThat(s.get("relay.batch.size")).isEqualTo("500");
+    assertThat(s.get("relay.batch.size")).as("unset: the Relay.Builder default applies").isNull();
+    assertThat(s.get("db.pool.size")).isEqualTo("6");
     assertThat(s.kafkaProperties()).containsEntry("sasl.jaas.config", "x password=\"s3cr3t-jaas\";");
     assertThat(s.describe()).contains("kafka.property.sasl.jaas.config=****").doesNotContain("s3cr3t");
     assertThat(s.secretValues()).contains("s3cr3t-jaas");

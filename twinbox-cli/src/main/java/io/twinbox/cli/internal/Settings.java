@@ -55,7 +55,7 @@ public final class Settings {
   private static final String MASK = "****";
 
   /** Every setting, in the order {@link #describe()} lists them. */
-  public static final List<Key> KEYS = List.of(
+  public static final List<Key> KEYS = List.of( // relay.* without a default: the Relay.Builder's applies
       new Key("db.url", null, false, "JDBC URL of the database holding twinbox_outbox (required)"),
       new Key("db.user", null, false, "database user"),
       new Key("db.password", null, true, "database password"),
@@ -69,15 +69,15 @@ public final class Settings {
       new Key("nats.url", null, false, "nats://host:4222 (transport=nats)"),
       new Key("nats.subject.prefix", null, false, "subject prefix; default twinbox (subject = prefix.aggregate type.event type)"),
       new Key("relay.name", "twinbox", false, "the relay tag of its metrics"),
-      new Key("relay.source", "/twinbox", false, "CloudEvents source of every message"),
+      new Key("relay.source", null, false, "CloudEvents source of every message"),
       new Key("relay.node.id", null, false, "the relay's name in the lease table; default pid@host-random"),
-      new Key("relay.batch.size", "500", false, "rows claimed at once"),
-      new Key("relay.workers", "2", false, "worker threads"),
-      new Key("relay.poll.interval", "500ms", false, "longest idle wait between claims"),
-      new Key("relay.lease.ttl", "10s", false, "partition lease length"),
-      new Key("relay.publish.timeout", "30s", false, "longest wait for a wave's acknowledgements"),
-      new Key("relay.max.attempts", "10", false, "attempts before an event is FAILED"),
-      new Key("relay.completion.mode", "DELETE", false, "DELETE or MARK (keep rows as PUBLISHED)"),
+      new Key("relay.batch.size", null, false, "rows claimed at once"),
+      new Key("relay.workers", null, false, "worker threads"),
+      new Key("relay.poll.interval", null, false, "longest idle wait between claims"),
+      new Key("relay.lease.ttl", null, false, "partition lease length"),
+      new Key("relay.publish.timeout", null, false, "longest wait for a wave's acknowledgements"),
+      new Key("relay.max.attempts", null, false, "attempts before an event is FAILED"),
+      new Key("relay.completion.mode", null, false, "DELETE or MARK (keep rows as PUBLISHED)"),
       new Key("http.enabled", "true", false, "serve /metrics, /health and the admin page"),
       new Key("http.bind", "0.0.0.0", false, "address the HTTP server listens on"),
       new Key("http.port", "8080", false, "HTTP port; 0 = any free port (logged)"),

@@ -5,6 +5,7 @@ import io.twinbox.cli.internal.Json;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -21,19 +22,40 @@ final class MigrateCommand implements Callable<Integer> {
   DbOptions db;
   @Option(names = "--json", description = "Print JSON instead of text.")
   boolean json;
+  @Option(names = "--commit-notifications", paramLabel = "on|off", description = "PostgreSQL: turn the commit"
+      + " signal (NOTIFY) on or off for every writer of this database; relays then publish at once instead of"
+      + " within their poll interval, at the cost of serialised commits (see the README). Default: unchanged.")
+  String commitNotifications;
 
   @Override
   public Integer call() {
     try (Database d = db.openUnchecked(spec)) {
       d.store().migrate();
+      if (commitNotifications != null) {
+        if (!commitNotifications.equals("on") && !commitNotifications.equals("off")) {
+          throw new CommandLine.ParameterException(spec.commandLine(),
+              "--commit-notifications must be on or off, was '" + commitNotifications + "'");
+        }
+        try {
+          d.store().setCommitNotifications(commitNotifications.equals("on"));
+        } catch (UnsupportedOperationException e) {
+          throw new CommandLine.ParameterException(spec.commandLine(),
+              "--commit-notifications: " + d.store().dialect().name() + " has no commit signal");
+        }
+      }
       String dialect = d.store().dialect().name();
       if (json) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("migrated", true);
         m.put("dialect", dialect);
+        if (commitNotifications != null) {
+          m.put("commitNotifications", d.store().commitNotifications());
+        }
         Json.print(spec.commandLine().getOut(), m);
       } else {
-        spec.commandLine().getOut().println("Schema is up to date (" + dialect + ").");
+        spec.commandLine().getOut().println("Schema is up to date (" + dialect + ")."
+            + (commitNotifications == null ? "" : " Commit notifications are "
+            + (d.store().commitNotifications() ? "on." : "off.")));
         spec.commandLine().getOut().flush();
       }
       return ExitCodes.OK;

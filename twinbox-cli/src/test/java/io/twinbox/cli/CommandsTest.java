@@ -64,6 +64,10 @@ class CommandsTest {
     assertThat(migrate.json().get("migrated").asBoolean()).isTrue();
     assertThat(migrate.json().get("dialect").asText()).containsIgnoringCase("postgres");
     assertThat(cli.run("migrate").out()).contains("Schema is up to date");
+    Cli.Result on = cli.run("migrate", "--commit-notifications", "on", "--json");
+    assertThat(on.json().get("commitNotifications").asBoolean()).as(on.toString()).isTrue();
+    assertThat(cli.run("migrate", "--commit-notifications", "off").out()).contains("Commit notifications are off.");
+    assertThat(cli.run("migrate", "--commit-notifications", "maybe").exitCode()).isEqualTo(ExitCodes.USAGE);
 
     JdbcStore store = JdbcStore.builder(db.dataSource()).build();
     Outbox outbox = Outbox.builder(store).build();

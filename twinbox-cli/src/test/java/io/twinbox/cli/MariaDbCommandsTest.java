@@ -34,6 +34,8 @@ class MariaDbCommandsTest {
     Cli.Result migrate = cli.run("migrate", "--json");
     assertThat(migrate.exitCode()).as(migrate.toString()).isZero();
     assertThat(migrate.json().get("dialect").asText()).containsIgnoringCase("maria");
+    assertThat(cli.run("migrate", "--commit-notifications", "on").exitCode()).as("no NOTIFY on MariaDB")
+        .isEqualTo(ExitCodes.USAGE);
     Cli.Result status = cli.run("status", "--json", "--fail-if-failed");
     assertThat(status.exitCode()).as(status.toString()).isZero();
     assertThat(status.json().get("pending").asLong()).isZero();

@@ -10,7 +10,7 @@ public final class ExitCodes {
   public static final int CHECK_FAILED = 1;
   /** Bad usage or configuration: unknown option or setting, invalid value, missing schema. */
   public static final int USAGE = 2;
-  /** The database or broker cannot be reached or refuses the login. */
+  /** The database cannot be reached or refuses the login. The relay waits out an unreachable broker. */
   public static final int UNREACHABLE = 3;
 
   static final String HELP = "%nExit codes:%n"
@@ -19,5 +19,6 @@ public final class ExitCodes {
       + "     or nothing matched the selector%n"
       + "  2  usage or configuration error (unknown option or setting,%n"
       + "     invalid value, schema missing)%n"
-      + "  3  the database or broker cannot be reached or refuses the login%n";
+      + "  3  the database cannot be reached or refuses the login%n"
+      + "     (the relay waits out an unreachable broker)%n";
 }

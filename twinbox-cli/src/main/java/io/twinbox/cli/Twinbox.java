@@ -4,6 +4,7 @@ import io.twinbox.SchemaNotMigratedException;
 import io.twinbox.cli.internal.ConfigException;
 import io.twinbox.cli.internal.Database;
 import io.twinbox.cli.internal.Scrubber;
+import io.twinbox.cli.internal.Settings;
 import io.twinbox.cli.internal.UnreachableException;
 import java.io.PrintWriter;
 import java.net.ConnectException;
@@ -75,6 +76,7 @@ public final class Twinbox implements Runnable {
     CommandLine cl = new CommandLine(new Twinbox(env));
     cl.setOut(out);
     cl.setErr(err);
+    cl.getSubcommands().get("relay").getCommandSpec().usageMessage().footer(settingsHelp() + ExitCodes.HELP);
     cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       int code = exitCode(e);
       commandLine.getErr().println("twinbox: " + Scrubber.scrub(message(e)));
@@ -82,6 +84,19 @@ public final class Twinbox implements Runnable {
       return code;
     });
     return cl.execute(args);
+  }
+
+  /** The settings, their environment variables and defaults, for {@code twinbox relay --help}. */
+  private static String settingsHelp() {
+    StringBuilder b = new StringBuilder("%nSettings (config file key / environment variable, default):%n");
+    for (Settings.Key k : Settings.KEYS) {
+      b.append("  ").append(k.name()).append(" / ").append(k.envName())
+          .append(k.defaultValue() == null ? "" : " (" + k.defaultValue() + ")").append("%n")
+          .append("      ").append(k.description().replace("%", "%%")).append("%n");
+    }
+    b.append("  ").append(Settings.KAFKA_PROPERTY_PREFIX).append("<name> / TWINBOX_KAFKA_PROPERTY_<NAME>%n")
+        .append("      any Kafka producer property (secret-looking names are masked)%n");
+    return b.toString();
   }
 
   private static int exitCode(Exception e) {

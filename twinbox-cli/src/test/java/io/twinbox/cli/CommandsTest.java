@@ -228,5 +228,7 @@ class CommandsTest {
     assertThat(help.exitCode()).isZero();
     assertThat(help.out()).contains("relay", "migrate", "status", "failed", "retry", "skip", "purge", "demo",
         "Exit codes", "cannot be reached");
+    assertThat(cli.run("relay", "--help").out()).contains("db.password / TWINBOX_DB_PASSWORD",
+        "kafka.bootstrap.servers / TWINBOX_KAFKA_BOOTSTRAP_SERVERS", "http.port / TWINBOX_HTTP_PORT (8080)");
   }
 }

@@ -30,7 +30,7 @@ import org.springframework.transaction.PlatformTransactionManager;
         + "org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration",
     "twinbox.kafka.consumer.enabled=false", "twinbox.inbox.consumer=orders-it", "twinbox.relay.poll-interval=100ms"})
 @DirtiesContext
-class JdbcTransactionIT {
+class JdbcTransactionTest {
   private static final ItServers SERVERS = ItServers.create();
 
   @DynamicPropertySource

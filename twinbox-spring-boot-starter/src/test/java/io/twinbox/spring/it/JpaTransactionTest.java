@@ -32,7 +32,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 @SpringBootTest(classes = ItApplication.class, properties = {
     "spring.application.name=orders-it", "spring.jpa.hibernate.ddl-auto=none", "twinbox.relay.poll-interval=100ms"})
 @DirtiesContext
-class JpaTransactionIT {
+class JpaTransactionTest {
   private static final ItServers SERVERS = ItServers.create();
 
   @DynamicPropertySource

@@ -93,8 +93,8 @@ public class TwinboxProperties implements Validator {
 
   /** Outbox writes. */
   public static class Outbox {
-    /** Largest payload accepted, in UTF-8 bytes. */
-    private int maxPayloadBytes = io.twinbox.Outbox.Builder.DEFAULT_MAX_PAYLOAD_BYTES;
+    /** Largest payload accepted, in UTF-8 bytes (900 KiB: room for headers under Kafka's 1 MiB). */
+    private int maxPayloadBytes = 921600;   // Outbox.Builder.DEFAULT_MAX_PAYLOAD_BYTES, as a literal for the metadata
 
     /** Whether to take the W3C trace context from the current OpenTelemetry span. */
     private boolean captureTraceContext = true;

@@ -102,6 +102,12 @@ class TwinboxAutoConfigurationTest {
   }
 
   @Test
+  void outboxDefaultsAreTheCoreBuildersDefaults() {
+    runner.run(context -> assertThat(context.getBean(Outbox.class).config().maxPayloadBytes())
+        .isEqualTo(Outbox.Builder.DEFAULT_MAX_PAYLOAD_BYTES));
+  }
+
+  @Test
   void offEntirelyWithTwinboxEnabledFalse() {
     runner.withPropertyValues("twinbox.enabled=false").run(context ->
         assertThat(context).hasNotFailed().doesNotHaveBean(JdbcStore.class).doesNotHaveBean(Outbox.class)

@@ -3,6 +3,7 @@ package io.twinbox.spring.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.twinbox.testkit.Delivery;
 import io.twinbox.testkit.KafkaDeliveryReader;
 import java.time.Duration;
@@ -15,6 +16,9 @@ import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.orm.jpa.JpaTransactionManager;
@@ -27,7 +31,8 @@ import org.springframework.transaction.PlatformTransactionManager;
  * With JPA on the classpath the transaction manager is Hibernate's {@link JpaTransactionManager}:
  * events written in {@code @Transactional} methods — through JdbcTemplate and through JPA — reach
  * the real Kafka broker if and only if the method commits; and the inbox consumer's handler, using
- * JdbcTemplate and the TransactionalOutbox, applies each committed event exactly once.
+ * JdbcTemplate and the TransactionalOutbox, applies each committed event exactly once. Meters and
+ * health are live.
  */
 @SpringBootTest(classes = ItApplication.class, properties = {
     "spring.application.name=orders-it", "spring.jpa.hibernate.ddl-auto=none", "twinbox.relay.poll-interval=100ms"})
@@ -43,6 +48,8 @@ class JpaTransactionTest {
   @Autowired Orders orders;
   @Autowired PlatformTransactionManager transactionManager;
   @Autowired JdbcTemplate jdbc;
+  @Autowired MeterRegistry meters;
+  @Autowired @Qualifier("twinboxHealthIndicator") HealthIndicator health;
 
   @Test
   void anEventIsPublishedIfAndOnlyIfItsTransactionCommits() {
@@ -80,5 +87,14 @@ class JpaTransactionTest {
     assertThat(jdbc.queryForList("SELECT message_id FROM spring_it_received", UUID.class))
         .containsExactlyInAnyOrderElementsOf(committed);
     assertThat(jdbc.queryForObject("SELECT count(*) FROM twinbox_outbox", Long.class)).isZero();
+
+    // Boot bound the meters and the relay and inbox feed them; the health indicator is UP.
+    Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+        meters.get("twinbox.relay.publish").tag("outcome", "published").counter().count())
+        .isEqualTo(committed.size() * 2.0));
+    assertThat(meters.get("twinbox.inbox.messages").tag("consumer", "orders-it").tag("outcome", "processed")
+        .counter().count()).isEqualTo(committed.size() * 2.0);   // OrderPlaced and OrderAcknowledged
+    assertThat(meters.get("twinbox.outbox.pending").gauge()).isNotNull();
+    assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
   }
 }

@@ -181,6 +181,13 @@ class TwinboxAutoConfigurationTest {
     };
     runner.withBean(Transport.class, RecordingTransport::acking).withBean(TwinboxRelay.class, () -> relay)
         .run(context -> assertThat(context).hasNotFailed().getBean(TwinboxRelay.class).isSameAs(relay));
+    RecordingTransport transport = RecordingTransport.acking();   // replaces the Kafka publisher
+    runner.withBean(Transport.class, () -> transport).withPropertyValues("twinbox.kafka.bootstrap-servers=127.0.0.1:9")
+        .run(context -> {
+          assertThat(context).hasNotFailed().doesNotHaveBean(KafkaPublisher.class);
+          assertThat(context.getBean(Transport.class)).isSameAs(transport);
+          assertThat(context.getBean(TwinboxRelay.class).isRunning()).isTrue();
+        });
   }
 
   @Test

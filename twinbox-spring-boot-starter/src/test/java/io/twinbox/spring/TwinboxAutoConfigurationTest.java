@@ -10,6 +10,7 @@ import io.twinbox.InboxHandler;
 import io.twinbox.NoActiveTransactionException;
 import io.twinbox.Outbox;
 import io.twinbox.OutboxEvent;
+import io.twinbox.SchemaNotMigratedException;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.kafka.KafkaPublisher;
 import io.twinbox.micrometer.InboxMetrics;
@@ -105,6 +106,18 @@ class TwinboxAutoConfigurationTest {
   void outboxDefaultsAreTheCoreBuildersDefaults() {
     runner.run(context -> assertThat(context.getBean(Outbox.class).config().maxPayloadBytes())
         .isEqualTo(Outbox.Builder.DEFAULT_MAX_PAYLOAD_BYTES));
+  }
+
+  @Test
+  void noMigrationWithMigrateFalse() {
+    try (PostgresDatabase empty = PostgresDatabase.create()) {
+      new ApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(TwinboxAutoConfiguration.class))
+          .withBean(DataSource.class, () -> new DelegatingDataSource(empty.dataSource()))
+          .withPropertyValues("twinbox.migrate=false")
+          .run(context -> assertThatThrownBy(() -> context.getBean(JdbcStore.class).verifySchema())
+              .isInstanceOf(SchemaNotMigratedException.class));
+    }
   }
 
   @Test

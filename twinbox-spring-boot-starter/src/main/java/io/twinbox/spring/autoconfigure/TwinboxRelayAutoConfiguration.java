@@ -1,0 +1,54 @@
+package io.twinbox.spring.autoconfigure;
+
+import io.twinbox.Relay;
+import io.twinbox.RelayListener;
+import io.twinbox.jdbc.JdbcStore;
+import io.twinbox.spi.Transport;
+import io.twinbox.spring.TwinboxProperties;
+import io.twinbox.spring.TwinboxRelay;
+import io.twinbox.spring.internal.CompositeRelayListener;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The relay as a lifecycle bean, on the application's {@link Transport} bean (or the Kafka
+ * publisher configured from {@code twinbox.kafka.*}). Off with {@code twinbox.relay.enabled=false},
+ * to run the standalone relay instead. Without a transport there is no relay: pending events then
+ * turn the health indicator DOWN.
+ */
+@AutoConfiguration(after = {TwinboxAutoConfiguration.class, TwinboxMetricsAutoConfiguration.class,
+    TwinboxKafkaAutoConfiguration.class})
+@ConditionalOnBooleanProperty(name = "twinbox.relay.enabled", matchIfMissing = true)
+@ConditionalOnBean(JdbcStore.class)
+@ConditionalOnSingleCandidate(Transport.class)
+public class TwinboxRelayAutoConfiguration {
+
+  /** Relay settings from {@code twinbox.relay.*}; every {@link RelayListener} bean listens. */
+  @Bean
+  @ConditionalOnMissingBean
+  public TwinboxRelay twinboxRelay(JdbcStore store, Transport transport, TwinboxProperties properties,
+      ObjectProvider<RelayListener> listeners) {
+    TwinboxProperties.Relay r = properties.getRelay();
+    return new TwinboxRelay(() -> {
+      Relay.Builder builder = Relay.builder(store, transport)
+          .source(r.getSource())
+          .batchSize(r.getBatchSize())
+          .workers(r.getWorkers())
+          .pollInterval(r.getPollInterval())
+          .leaseTtl(r.getLeaseTtl())
+          .publishTimeout(r.getPublishTimeout())
+          .outageBackoffMax(r.getOutageBackoffMax())
+          .completionMode(r.getCompletionMode())
+          .listener(CompositeRelayListener.of(listeners.orderedStream().toList()));
+      if (r.getNodeId() != null) {
+        builder.nodeId(r.getNodeId());
+      }
+      return builder.build();
+    });
+  }
+}

@@ -1,0 +1,2 @@
+/** Internals of the Spring Boot integration; not API. */
+package io.twinbox.spring.internal;

@@ -74,22 +74,29 @@ final class IssueScenarios {
     @Option(names = "--rounds", defaultValue = "2", description = "Rounds, every other one reversed (default: ${DEFAULT-VALUE}).")
     int rounds;
 
+    @Option(names = "--sample-ms", defaultValue = "0",
+        description = "Sample the library consumer thread's stack every N ms (0: off) and report where it spends time.")
+    long sampleMillis;
+
     @Override
     public Integer call() throws Exception {
       Report report = new Report(common.results);
       try (PostgresDatabase db = postgres(report); KafkaBroker broker = KafkaBroker.start()) {
         System.out.println("Kafka broker on " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
-        InboxBench bench = new InboxBench(db, broker, report.runId(), partitions);
+        InboxBench bench = new InboxBench(db, broker, report.runId(), partitions).sampleEvery(sampleMillis);
         List<InboxBench.Variant> variants = List.of(
-            new InboxBench.Variant("raw-sql-batch-" + batch, false, batch, 0, messages),
-            new InboxBench.Variant("twinbox-batch-" + batch, true, batch, 0, messages),
-            new InboxBench.Variant("twinbox-batch-1", true, 1, 0, singleMessages),
-            new InboxBench.Variant("twinbox-batch-" + batch + "-dup" + Math.round(duplicates * 100), true, batch,
-                duplicates, messages),
-            new InboxBench.Variant("raw-sql-batch-1", false, 1, 0, singleMessages));
-        // Unrecorded warm-up of both paths (JIT, caches).
-        bench.measure(new InboxBench.Variant("warmup-raw", false, batch, 0, Math.min(messages, 5000)));
-        bench.measure(new InboxBench.Variant("warmup-twinbox", true, batch, 0, Math.min(messages, 5000)));
+            new InboxBench.Variant("raw-sql-batch-" + batch, InboxBench.Kind.RAW_SQL, batch, 0, messages),
+            new InboxBench.Variant("twinbox-batch-" + batch, InboxBench.Kind.TWINBOX, batch, 0, messages),
+            new InboxBench.Variant("twinbox-batch-1", InboxBench.Kind.TWINBOX, 1, 0, singleMessages),
+            new InboxBench.Variant("twinbox-batch-" + batch + "-dup" + Math.round(duplicates * 100),
+                InboxBench.Kind.TWINBOX, batch, duplicates, messages),
+            new InboxBench.Variant("raw-kafka-batch-" + batch, InboxBench.Kind.RAW_KAFKA, batch, 0, messages),
+            new InboxBench.Variant("raw-sql-per-row-batch-" + batch, InboxBench.Kind.RAW_SQL_PER_ROW, batch, 0, messages),
+            new InboxBench.Variant("raw-sql-batch-1", InboxBench.Kind.RAW_SQL, 1, 0, singleMessages));
+        // Unrecorded warm-up of every path (JIT, caches).
+        for (InboxBench.Kind k : InboxBench.Kind.values()) {
+          bench.measure(new InboxBench.Variant("warmup-" + k, k, batch, 0, Math.min(messages, 5000)));
+        }
         for (int round = 0; round < rounds; round++) {
           for (InboxBench.Variant v : abba(variants, round)) {
             Result r = bench.measure(v);

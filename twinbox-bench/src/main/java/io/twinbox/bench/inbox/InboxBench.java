@@ -52,14 +52,41 @@ public final class InboxBench {
   private static final ObjectMapper JSON = new ObjectMapper();
   static final int ACCOUNTS = 1000;
 
-  /** One contender: the library with a batch size (and duplicate share), or raw SQL with a batch size. */
-  public record Variant(String name, boolean library, int batch, double duplicateShare, int messages) {}
+  /**
+   * One contender: the library with a batch size (and duplicate share), raw SQL with a batch size
+   * (messages in memory), or the same raw SQL fed by a plain {@code KafkaConsumer}.
+   */
+  public record Variant(String name, Kind kind, int batch, double duplicateShare, int messages) {
+    /** Whether the messages come from a topic. */
+    boolean library() {
+      return kind == Kind.TWINBOX || kind == Kind.RAW_KAFKA;
+    }
+  }
+
+  /** Who applies the messages. */
+  public enum Kind {
+    /** Plain JDBC, messages in memory: the database's limit. */
+    RAW_SQL,
+    /** As {@link #RAW_SQL}, but one UPDATE round trip per message, as a per-message handler does. */
+    RAW_SQL_PER_ROW,
+    /** Plain KafkaConsumer (manual offset commit after the database commit) + the same plain JDBC. */
+    RAW_KAFKA,
+    /** {@link KafkaInboxConsumer}. */
+    TWINBOX
+  }
 
   private final PostgresDatabase db;
   private final KafkaBroker broker;
   private final String runId;
   private final int partitions;
   private int topicNo;
+  private long sampleMillis;
+
+  /** Samples the library consumer's thread every {@code millis} (0: off); see {@link InboxSampler}. */
+  public InboxBench sampleEvery(long millis) {
+    this.sampleMillis = millis;
+    return this;
+  }
 
   public InboxBench(PostgresDatabase db, KafkaBroker broker, String runId, int partitions) throws SQLException {
     this.db = db;
@@ -131,17 +158,26 @@ public final class InboxBench {
     double others = io.twinbox.bench.Quiet.await(Set.of(broker.pid()));
     double load = Machine.load1();
     CpuMeter cpu = CpuMeter.start(Set.of(broker.pid()));
-    Map<String, Object> m = v.library() ? library(v, topic, msgs.size()) : rawSql(v, msgs);
+    Map<String, Object> m = switch (v.kind()) {
+      case TWINBOX -> library(v, topic, msgs.size());
+      case RAW_KAFKA -> rawKafka(v, topic, msgs.size());
+      case RAW_SQL, RAW_SQL_PER_ROW -> rawSql(v, msgs);
+    };
     Map<String, Double> cpuUse = cpu.stop();
     Result r = new Result("inbox", v.name(), load).loadAfter(Machine.load1())
         .param("others_cpu_before", others)
         .param("messages", msgs.size()).param("distinct_messages", distinct)
         .param("batch", v.batch()).param("duplicate_share", v.duplicateShare())
         .param("topic_partitions", v.library() ? partitions : 0)
-        .param("description", v.library()
-            ? "KafkaInboxConsumer.batchSize(" + v.batch() + "), JdbcInboxStore, handler: one UPDATE accounts"
-            : "plain JDBC, no broker: multi-row INSERT raw_inbox ON CONFLICT DO NOTHING + batched UPDATE accounts, "
-                + v.batch() + " per commit");
+        .param("description", switch (v.kind()) {
+          case TWINBOX -> "KafkaInboxConsumer.batchSize(" + v.batch() + "), JdbcInboxStore, handler: one UPDATE accounts";
+          case RAW_SQL -> "plain JDBC, no broker: multi-row INSERT raw_inbox ON CONFLICT DO NOTHING + batched UPDATE "
+              + "accounts, " + v.batch() + " per commit";
+          case RAW_SQL_PER_ROW -> "plain JDBC, no broker: multi-row INSERT raw_inbox ON CONFLICT DO NOTHING + one "
+              + "UPDATE accounts round trip per message (not JDBC-batched), " + v.batch() + " per commit";
+          case RAW_KAFKA -> "plain KafkaConsumer (read_committed, commitSync after the DB commit) + the raw-SQL "
+              + "statements, up to " + v.batch() + " per commit";
+        });
     m.forEach(r::metric);
     r.metrics(cpuUse);
     long balance = balanceSum();
@@ -232,8 +268,12 @@ public final class InboxBench {
       long firstCount = 0;
       long deadline = start + TimeUnit.SECONDS.toNanos(600);
       KafkaInboxConsumer.Stats s;
+      InboxSampler sampler = null;
       try {
         consumer.start();
+        if (sampleMillis > 0) {
+          sampler = new InboxSampler(sampleMillis);
+        }
         while (true) {
           s = consumer.stats();
           long done = s.processed() + s.duplicates() + s.parked();
@@ -248,6 +288,9 @@ public final class InboxBench {
           TimeUnit.MILLISECONDS.sleep(10);
         }
       } finally {
+        if (sampler != null) {
+          sampler.close();
+        }
         consumer.close();
       }
       long end = System.nanoTime();
@@ -265,14 +308,15 @@ public final class InboxBench {
       m.put("transactions", s.transactions());
       m.put("avg_tx_size", round(done / (double) Math.max(1, s.transactions())));
       m.put("complete", done >= total);
+      if (sampler != null) {
+        m.put("stack_samples", sampler.summary());
+        System.out.println("    consumer thread: " + sampler.summary());
+      }
       return m;
     }
   }
 
   private Map<String, Object> rawSql(Variant v, List<Msg> msgs) throws Exception {
-    String values = String.join(",", java.util.Collections.nCopies(v.batch(), "(?, ?, ?)"));
-    String insert = "INSERT INTO raw_inbox (consumer, message_id, payload_hash) VALUES " + values
-        + " ON CONFLICT DO NOTHING RETURNING message_id";
     long applied = 0;
     long transactions = 0;
     long start;
@@ -281,37 +325,8 @@ public final class InboxBench {
       start = System.nanoTime();
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       for (int from = 0; from < msgs.size(); from += v.batch()) {
-        List<Msg> chunk = msgs.subList(from, Math.min(msgs.size(), from + v.batch()));
-        Set<String> fresh = new java.util.HashSet<>();
-        String sql = chunk.size() == v.batch() ? insert
-            : "INSERT INTO raw_inbox (consumer, message_id, payload_hash) VALUES "
-                + String.join(",", java.util.Collections.nCopies(chunk.size(), "(?, ?, ?)"))
-                + " ON CONFLICT DO NOTHING RETURNING message_id";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-          int i = 1;
-          for (Msg msg : chunk) {
-            sha.reset();
-            sha.update("PaymentReceived\n1\n".getBytes(StandardCharsets.UTF_8));
-            ps.setString(i++, "bench-payments");
-            ps.setString(i++, msg.id());
-            ps.setString(i++, HexFormat.of().formatHex(sha.digest(msg.payload().getBytes(StandardCharsets.UTF_8))));
-          }
-          try (var rs = ps.executeQuery()) {
-            while (rs.next()) {
-              fresh.add(rs.getString(1));
-            }
-          }
-        }
-        try (PreparedStatement up = c.prepareStatement(UPDATE)) {
-          for (Msg msg : chunk) {
-            if (fresh.remove(msg.id())) { // a repeat inside the chunk is applied once
-              apply(up, msg.account(), msg.payload());
-              up.addBatch();
-              applied++;
-            }
-          }
-          up.executeBatch();
-        }
+        applied += applyChunk(c, msgs.subList(from, Math.min(msgs.size(), from + v.batch())), sha,
+            v.kind() == Kind.RAW_SQL_PER_ROW);
         c.commit();
         transactions++;
       }
@@ -326,6 +341,116 @@ public final class InboxBench {
     m.put("transactions", transactions);
     m.put("avg_tx_size", round(msgs.size() / (double) transactions));
     m.put("complete", true);
+    return m;
+  }
+
+  /** The raw-SQL inbox: one multi-row INSERT ... ON CONFLICT DO NOTHING, then the batched UPDATEs. */
+  private static long applyChunk(Connection c, List<Msg> chunk, MessageDigest sha, boolean perRow) throws Exception {
+    Set<String> fresh = new java.util.HashSet<>();
+    String sql = "INSERT INTO raw_inbox (consumer, message_id, payload_hash) VALUES "
+        + String.join(",", java.util.Collections.nCopies(chunk.size(), "(?, ?, ?)"))
+        + " ON CONFLICT DO NOTHING RETURNING message_id";
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      int i = 1;
+      for (Msg msg : chunk) {
+        sha.reset();
+        sha.update("PaymentReceived\n1\n".getBytes(StandardCharsets.UTF_8));
+        ps.setString(i++, "bench-payments");
+        ps.setString(i++, msg.id());
+        ps.setString(i++, HexFormat.of().formatHex(sha.digest(msg.payload().getBytes(StandardCharsets.UTF_8))));
+      }
+      try (var rs = ps.executeQuery()) {
+        while (rs.next()) {
+          fresh.add(rs.getString(1));
+        }
+      }
+    }
+    long applied = 0;
+    try (PreparedStatement up = c.prepareStatement(UPDATE)) {
+      for (Msg msg : chunk) {
+        if (fresh.remove(msg.id())) { // a repeat inside the chunk is applied once
+          apply(up, msg.account(), msg.payload());
+          if (perRow) {
+            up.executeUpdate();
+          } else {
+            up.addBatch();
+          }
+          applied++;
+        }
+      }
+      if (!perRow) {
+        up.executeBatch();
+      }
+    }
+    return applied;
+  }
+
+  /**
+   * The raw-SQL inbox fed by a plain KafkaConsumer: per poll and partition, chunks of up to
+   * {@code batch} records (id from the {@code ce_id} header, account from the key), DB commit per
+   * chunk, offsets committed synchronously after each poll — what the library does, minus the
+   * CloudEvents decoding, the stored-hash check, retries and parking.
+   */
+  private Map<String, Object> rawKafka(Variant v, String topic, int total) throws Exception {
+    Properties p = new Properties();
+    p.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    p.put(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, "bench-raw-" + topic);
+    p.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(org.apache.kafka.clients.consumer.ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    long applied = 0;
+    long done = 0;
+    long transactions = 0;
+    long first = -1;
+    long firstCount = 0;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(600);
+    try (HikariDataSource pool = Pools.create(db, "bench-raw-kafka", 1, false);
+        Connection c = pool.getConnection();
+        org.apache.kafka.clients.consumer.KafkaConsumer<String, byte[]> consumer =
+            new org.apache.kafka.clients.consumer.KafkaConsumer<>(p,
+                new org.apache.kafka.common.serialization.StringDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      while (done < total && System.nanoTime() < deadline) {
+        var records = consumer.poll(java.time.Duration.ofMillis(200));
+        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> offsets =
+            new java.util.HashMap<>();
+        for (var tp : records.partitions()) {
+          var list = records.records(tp);
+          List<Msg> msgs = new ArrayList<>(list.size());
+          for (var r : list) {
+            msgs.add(new Msg(new String(r.headers().lastHeader("ce_id").value(), StandardCharsets.UTF_8),
+                Integer.parseInt(r.key().substring(5)), new String(r.value(), StandardCharsets.UTF_8)));
+          }
+          for (int from = 0; from < msgs.size(); from += v.batch()) {
+            List<Msg> chunk = msgs.subList(from, Math.min(msgs.size(), from + v.batch()));
+            applied += applyChunk(c, chunk, sha, false);
+            c.commit();
+            transactions++;
+            done += chunk.size();
+            if (first < 0) {
+              first = System.nanoTime();
+              firstCount = chunk.size();
+            }
+          }
+          offsets.put(tp, new org.apache.kafka.clients.consumer.OffsetAndMetadata(list.get(list.size() - 1).offset() + 1));
+        }
+        if (!offsets.isEmpty()) {
+          consumer.commitSync(offsets);
+        }
+      }
+    }
+    double seconds = (System.nanoTime() - first) / 1e9;
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("consumed_per_s", (done - firstCount) / seconds);
+    m.put("applied_per_s", applied * (done - firstCount) / (double) Math.max(1, done) / seconds);
+    m.put("seconds", round(seconds));
+    m.put("processed", applied);
+    m.put("duplicates", done - applied);
+    m.put("transactions", transactions);
+    m.put("avg_tx_size", round(done / (double) Math.max(1, transactions)));
+    m.put("complete", done >= total);
     return m;
   }
 

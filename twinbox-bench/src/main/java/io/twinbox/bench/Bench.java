@@ -13,6 +13,7 @@ import picocli.CommandLine.HelpCommand;
 @Command(name = "twinbox-bench", mixinStandardHelpOptions = true, version = "twinbox-bench 0.1",
     description = "Benchmarks of Twinbox against baselines measured in the same run.",
     subcommands = {Commands.Write.class, Commands.RelayThroughput.class, Commands.Latency.class,
+        IssueScenarios.Inbox.class, IssueScenarios.Brokers.class, IssueScenarios.MariaDb.class,
         Commands.All.class, Commands.Plot.class, HelpCommand.class})
 public final class Bench implements Runnable {
 

@@ -310,6 +310,9 @@ final class Commands {
         System.out.println("plot: " + p);
       }
     }
+    IssueScenarios.Inbox.plot(results, dir);
+    IssueScenarios.Brokers.plot(results, dir);
+    IssueScenarios.MariaDb.plot(results, dir);
   }
 
   static void printTables(List<Result> results) {
@@ -321,6 +324,16 @@ final class Commands {
     }
     if (results.stream().anyMatch(r -> r.scenario().equals("latency"))) {
       Report.table("Latency (ms)", LatencyBench.table(results));
+    }
+    if (results.stream().anyMatch(r -> r.scenario().equals("inbox"))) {
+      Report.table("Inbox (issue 3)", io.twinbox.bench.inbox.InboxBench.table(results, 50));
+    }
+    if (results.stream().anyMatch(r -> r.scenario().startsWith("brokers-"))) {
+      Report.table("Brokers (issue 4)", io.twinbox.bench.brokers.BrokersBench.table(results));
+    }
+    if (results.stream().anyMatch(r -> r.scenario().startsWith("mariadb-"))) {
+      Report.table("MariaDB write (issue 5)", IssueScenarios.MariaDb.writeTable(results));
+      Report.table("MariaDB relay (issue 5)", io.twinbox.bench.mariadb.MariaDbBench.relayTable(results));
     }
   }
 

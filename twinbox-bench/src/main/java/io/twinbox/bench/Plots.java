@@ -29,14 +29,21 @@ public final class Plots {
 
   /** Write overhead: tx/s per path, grouped by client count. */
   public static Path writeBars(List<Result> results, Path dir) throws IOException {
-    List<Result> write = results.stream().filter(r -> r.scenario().equals("write")).toList();
+    return writeBars(results, dir, "write", "Write overhead: committed transactions/s (PostgreSQL, same run)",
+        "write-throughput.png");
+  }
+
+  /** Write overhead of {@code scenario} ({@code write}, {@code mariadb-write}) as grouped bars. */
+  public static Path writeBars(List<Result> results, Path dir, String scenario, String title, String fileName)
+      throws IOException {
+    List<Result> write = results.stream().filter(r -> r.scenario().equals(scenario)).toList();
     if (write.isEmpty()) {
       return null;
     }
     List<Integer> clients = write.stream().map(r -> (Integer) r.param("clients")).distinct().sorted().toList();
     List<String> paths = write.stream().map(Result::variant).distinct().toList();
     CategoryChart chart = new CategoryChartBuilder().width(900).height(500)
-        .title("Write overhead: committed transactions/s (PostgreSQL, same run)")
+        .title(title)
         .xAxisTitle("client threads").yAxisTitle("transactions/s").build();
     style(chart);
     int i = 0;
@@ -51,7 +58,7 @@ public final class Plots {
       }
       chart.addSeries(p, x, y).setFillColor(PALETTE[i++ % PALETTE.length]);
     }
-    Path file = dir.resolve("write-throughput.png");
+    Path file = dir.resolve(fileName);
     BitmapEncoder.saveBitmap(chart, file.toString(), BitmapFormat.PNG);
     return file;
   }
@@ -126,6 +133,41 @@ public final class Plots {
     Path file = dir.resolve("latency-cdf.png");
     BitmapEncoder.saveBitmap(chart, file.toString(), BitmapFormat.PNG);
     return file;
+  }
+
+  /**
+   * One bar per label (the mean of its values, e.g. of the rounds), for the scenarios of issues 3,
+   * 4 and 5. Returns {@code null} when there is nothing to draw.
+   */
+  public static Path bars(Map<String, List<Double>> values, Path dir, String fileName, String title, String yTitle)
+      throws IOException {
+    if (values.isEmpty()) {
+      return null;
+    }
+    Map<String, Double> bars = new LinkedHashMap<>();
+    values.forEach((k, v) -> bars.put(k, v.stream().mapToDouble(Double::doubleValue).filter(x -> !Double.isNaN(x))
+        .average().orElse(0)));
+    CategoryChart chart = new CategoryChartBuilder().width(1000).height(520).title(title).xAxisTitle("")
+        .yAxisTitle(yTitle).build();
+    style(chart);
+    chart.getStyler().setLegendVisible(false);
+    chart.getStyler().setXAxisLabelRotation(bars.size() > 4 ? 15 : 0);
+    chart.addSeries(yTitle, new ArrayList<>(bars.keySet()), new ArrayList<>(bars.values())).setFillColor(PALETTE[0]);
+    Path file = dir.resolve(fileName);
+    BitmapEncoder.saveBitmap(chart, file.toString(), BitmapFormat.PNG);
+    return file;
+  }
+
+  /** Groups {@code metric} of {@code scenario}'s results by variant (and an optional parameter). */
+  public static Map<String, List<Double>> byVariant(List<Result> results, String scenario, String metric,
+      java.util.function.Function<Result, String> label) {
+    Map<String, List<Double>> m = new LinkedHashMap<>();
+    for (Result r : results) {
+      if (r.scenario().equals(scenario)) {
+        m.computeIfAbsent(label.apply(r), k -> new ArrayList<>()).add(r.number(metric));
+      }
+    }
+    return m;
   }
 
   private static void style(CategoryChart chart) {

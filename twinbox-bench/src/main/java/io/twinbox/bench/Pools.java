@@ -19,10 +19,16 @@ public final class Pools {
 
   /** Like {@link #create(PostgresDatabase, String, int, boolean)}; {@code initSql} runs on every new connection. */
   public static HikariDataSource create(PostgresDatabase db, String name, int size, boolean autoCommit, String initSql) {
+    return create(db.jdbcUrl(), db.user(), db.password(), name, size, autoCommit, initSql);
+  }
+
+  /** A pool of exactly {@code size} connections on any JDBC URL (MariaDB). */
+  public static HikariDataSource create(String jdbcUrl, String user, String password, String name, int size,
+      boolean autoCommit, String initSql) {
     HikariConfig cfg = new HikariConfig();
-    cfg.setJdbcUrl(db.jdbcUrl());
-    cfg.setUsername(db.user());
-    cfg.setPassword(db.password());
+    cfg.setJdbcUrl(jdbcUrl);
+    cfg.setUsername(user);
+    cfg.setPassword(password);
     cfg.setPoolName(name);
     cfg.setMaximumPoolSize(size);
     cfg.setMinimumIdle(size);

@@ -43,14 +43,35 @@ public final class WriteBench {
   public record Settings(int clients, int warmupSeconds, int seconds, int slices, int settleSeconds, int aggregates) {}
 
   private final DataSource admin;
+  private final List<String> resetSql;
+  private final String scenario;
 
   /** @param admin an auto-commit pool used for setup between measurements */
   public WriteBench(DataSource admin) {
+    this(admin, null, "write");
+  }
+
+  /**
+   * @param admin an auto-commit pool used for setup between measurements
+   * @param resetSql the statements that empty the tables before each slice; {@code null}: PostgreSQL's
+   * @param scenario the scenario name of the results ({@code write}, {@code mariadb-write})
+   */
+  public WriteBench(DataSource admin, List<String> resetSql, String scenario) {
     this.admin = admin;
+    this.resetSql = resetSql;
+    this.scenario = scenario;
   }
 
   /** Empties the tables the paths write and checkpoints, so that every slice starts alike. */
   public void reset() throws SQLException {
+    if (resetSql != null) {
+      try (Connection c = admin.getConnection(); Statement st = c.createStatement()) {
+        for (String sql : resetSql) {
+          st.execute(sql);
+        }
+      }
+      return;
+    }
     try (Connection c = admin.getConnection(); Statement st = c.createStatement()) {
       st.execute(WritePaths.ORDERS_DDL);
       st.execute("TRUNCATE orders, twinbox_outbox");
@@ -82,7 +103,7 @@ public final class WriteBench {
       List<Slice> mine = slices.get(p.name());
       long n = mine.stream().mapToLong(Slice::committed).sum();
       double secs = mine.stream().mapToDouble(Slice::seconds).sum();
-      Result r = new Result("write", p.name(), mine.stream().mapToDouble(Slice::loadBefore).average().orElse(-1))
+      Result r = new Result(scenario, p.name(), mine.stream().mapToDouble(Slice::loadBefore).average().orElse(-1))
           .loadAfter(mine.stream().mapToDouble(Slice::loadAfter).average().orElse(-1))
           .param("clients", s.clients())
           .param("seconds", secs)

@@ -85,7 +85,7 @@ final class Commands {
     int settle;
 
     @Option(names = "--paths", split = ",",
-        defaultValue = "business-only,raw-sql-plain,raw-sql,twinbox,raw-sql-no-notify,twinbox-no-notify",
+        defaultValue = "business-only,raw-sql-plain,raw-sql,twinbox,raw-sql-notify,twinbox-notify",
         description = "Write paths to measure (default: ${DEFAULT-VALUE}).")
     List<String> paths;
 
@@ -195,9 +195,9 @@ final class Commands {
     int partitions;
 
     @Option(names = "--variants", split = ",", defaultValue = "notify,no-notify,no-notify-fast",
-        description = "notify: the default relay (LISTEN/NOTIFY wake-ups, poll interval 500 ms); no-notify: the "
-            + "outbox's NOTIFY trigger disabled and wake-ups hidden from the relay, which then relies on its "
-            + "(adaptive) polling, pollInterval 500 ms; no-notify-fast: the same with pollInterval --poll-ms "
+        description = "notify: opt-in commit notifications on (NOTIFY trigger enabled, relay LISTENs, poll interval "
+            + "100 ms); no-notify: the default relay (trigger disabled, adaptive polling, pollInterval 100 ms); "
+            + "no-notify-fast: the same with pollInterval --poll-ms "
             + "(default: ${DEFAULT-VALUE}).")
     List<String> variants;
 
@@ -233,7 +233,7 @@ final class Commands {
       w.aggregates = 1000;
       w.slices = writeSlices;
       w.settle = 1;
-      w.paths = List.of("business-only", "raw-sql-plain", "raw-sql", "twinbox", "raw-sql-no-notify", "twinbox-no-notify");
+      w.paths = List.of("business-only", "raw-sql-plain", "raw-sql", "twinbox", "raw-sql-notify", "twinbox-notify");
       runWrite(report, w);
       RelayThroughput r = new RelayThroughput();
       r.events = 200_000;
@@ -353,7 +353,7 @@ final class Commands {
       Outbox outbox = Outbox.builder(JdbcStore.builder(db.dataSource()).build()).build();
       Map<String, WritePath> all = new LinkedHashMap<>();
       for (WritePath p : List.of(WritePaths.businessOnly(), WritePaths.rawSqlPlain(), WritePaths.rawSql(),
-          WritePaths.twinbox(outbox), WritePaths.rawSqlNoNotify(), WritePaths.twinboxNoNotify(outbox))) {
+          WritePaths.twinbox(outbox), WritePaths.rawSqlNotify(), WritePaths.twinboxNotify(outbox))) {
         all.put(p.name(), p);
       }
       List<WritePath> paths = new ArrayList<>();

@@ -67,8 +67,8 @@ public final class LatencyBench {
   public record Variant(String name, boolean notifyTrigger, boolean listen, Duration pollInterval) {
     public static Variant of(String name, long fastPollMillis) {
       return switch (name) {
-        case "notify" -> new Variant(name, true, true, Duration.ofMillis(500));
-        case "no-notify" -> new Variant(name, false, false, Duration.ofMillis(500));
+        case "notify" -> new Variant(name, true, true, Duration.ofMillis(100));
+        case "no-notify" -> new Variant(name, false, false, Duration.ofMillis(100));
         case "no-notify-fast" -> new Variant("no-notify-" + fastPollMillis + "ms", false, false,
             Duration.ofMillis(fastPollMillis));
         default -> throw new IllegalArgumentException(
@@ -88,7 +88,7 @@ public final class LatencyBench {
     this.runId = runId;
   }
 
-  /** Measures one variant; the NOTIFY trigger is enabled again afterwards. */
+  /** Measures one variant; the NOTIFY trigger is disabled again afterwards (the default since V3). */
   public Result measure(Variant v, Settings s) throws Exception {
     try (Connection c = db.dataSource().getConnection()) {
       io.twinbox.bench.write.WritePaths.setNotifyTrigger(c, v.notifyTrigger());
@@ -97,7 +97,7 @@ public final class LatencyBench {
       return run(v, s);
     } finally {
       try (Connection c = db.dataSource().getConnection()) {
-        io.twinbox.bench.write.WritePaths.setNotifyTrigger(c, true);
+        io.twinbox.bench.write.WritePaths.setNotifyTrigger(c, false);
       }
     }
   }

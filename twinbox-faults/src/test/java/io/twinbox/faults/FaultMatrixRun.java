@@ -1,0 +1,49 @@
+package io.twinbox.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.twinbox.testkit.KafkaBroker;
+import io.twinbox.testkit.LocalServers;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The full fault matrix, run only with {@code -Pfaults} (see the README): every scenario of
+ * {@link Scenario#matrix()} (or those named by {@code -Dfaults.scenarios=B1,C1}) with {@code
+ * -Dfaults.n} events and seed {@code -Dfaults.seed}, one result line each, then FAULTS-REPORT.md.
+ * Fails when any scenario breaks an invariant — after writing the report.
+ */
+class FaultMatrixRun {
+  @Test
+  void matrix() throws Exception {
+    LocalServers.require("PostgreSQL", "127.0.0.1", 5432);
+    int n = Integer.getInteger("faults.n", 20_000);
+    long seed = Long.getLong("faults.seed", 1);
+    String only = System.getProperty("faults.scenarios", "all");
+    Set<String> wanted = Arrays.stream(only.split(",")).map(String::trim).collect(Collectors.toSet());
+    Path report = Path.of(System.getProperty("faults.report", "../FAULTS-REPORT.md"));
+    List<ScenarioResult> results = new ArrayList<>();
+    try (KafkaBroker broker = KafkaBroker.start()) {
+      for (Scenario scenario : Scenario.matrix()) {
+        if (!wanted.contains("all") && !wanted.contains(scenario.id())) {
+          continue;
+        }
+        try (FaultRun run = new FaultRun(scenario, n, seed, broker, Path.of("target", "faults"))) {
+          ScenarioResult result = run.run();
+          System.out.println(result.line());
+          results.add(result);
+        }
+      }
+    }
+    String command = "./mvnw -B -pl twinbox-faults -am verify -Pfaults -Dfaults.n=" + n + " -Dfaults.seed=" + seed
+        + (wanted.contains("all") ? "" : " -Dfaults.scenarios=" + only);
+    ReportWriter.write(report, results, command, n, seed);
+    List<String> failed = results.stream().filter(r -> !r.verdict().ok()).map(ScenarioResult::line).toList();
+    assertThat(failed).as("scenarios that broke an invariant").isEmpty();
+  }
+}

@@ -40,7 +40,8 @@ class FaultMatrixRun {
         }
       }
     }
-    String command = "./mvnw -B -pl twinbox-faults -am verify -Pfaults -Dfaults.n=" + n + " -Dfaults.seed=" + seed
+    String command = "./mvnw -B -pl twinbox-faults -am verify -Pfaults -Dtest=FaultMatrixRun"
+        + " -Dsurefire.failIfNoSpecifiedTests=false -Dfaults.n=" + n + " -Dfaults.seed=" + seed
         + (wanted.contains("all") ? "" : " -Dfaults.scenarios=" + only);
     ReportWriter.write(report, results, command, n, seed);
     List<String> failed = results.stream().filter(r -> !r.verdict().ok()).map(ScenarioResult::line).toList();

@@ -1,5 +1,8 @@
 package io.twinbox.faults;
 
+import java.util.EnumSet;
+import java.util.Set;
+
 /** What the nemesis can do, each tied to the FAULTS.md rows it exercises. */
 public enum FaultKind {
   /** B1, B2: {@code kill -9} a relay, restart it. */
@@ -29,5 +32,16 @@ public enum FaultKind {
   /** B11: a business transaction holds an aggregate's counter row and an outbox row for 8 s. */
   LONG_TX,
   /** D4: a record that is not a CloudEvent is written to the topic; it must be parked. */
-  POISON_RECORD
+  POISON_RECORD,
+  /** C7: RST on every relay ↔ broker connection (brokers reached through a proxy). */
+  LINK_RESET,
+  /** C11: relay ↔ broker bytes discarded for 2 × TTL, no RST. */
+  LINK_BLACKHOLE,
+  /** C3: 500 ms on every relay ↔ broker chunk for 3 s. */
+  LINK_LATENCY,
+  /** C4: publishes reach the broker, its acknowledgements are lost (ambiguous outcome). */
+  LINK_DROP_ACK;
+
+  /** The faults on the relay ↔ broker link. */
+  public static final Set<FaultKind> LINK = EnumSet.of(LINK_RESET, LINK_BLACKHOLE, LINK_LATENCY, LINK_DROP_ACK);
 }

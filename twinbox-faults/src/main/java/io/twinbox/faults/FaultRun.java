@@ -7,12 +7,10 @@ import io.twinbox.faults.child.ProducerMain;
 import io.twinbox.faults.child.RelayMain;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.testkit.ExpectedEvent;
-import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.PostgresDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -27,22 +25,18 @@ import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One scenario against Kafka and PostgreSQL: a producer JVM, two relay JVMs (reaching the
- * database through a {@link FaultProxy}) and two consumer JVMs (inbox into their own database),
+ * One scenario against a broker and PostgreSQL: a producer JVM, two relay JVMs (reaching the
+ * database, and a shared broker, through {@link FaultProxy}s) and two consumer JVMs (inbox into their
+ * own database),
  * the {@link Nemesis}, a full drain with everything healed, and the {@link FaultChecker}.
  *
  * <p>Not thread-safe: one run at a time; the nemesis runs on its own thread.
@@ -52,7 +46,6 @@ public final class FaultRun implements AutoCloseable {
   private static final Duration TTL = Duration.ofSeconds(2);
   private static final Duration START = Duration.ofSeconds(90);
   private static final int AGGREGATES = 200;
-  private static final int PARTITIONS = 8;
   /** Estimated seconds per fault, including its heal and the gap before it. */
   private static final double SECONDS_PER_FAULT = 5.0;
   private static final double MAX_RATE = 400;
@@ -60,7 +53,7 @@ public final class FaultRun implements AutoCloseable {
   private final Scenario scenario;
   private final int events;
   private final long seed;
-  private final KafkaBroker broker;
+  private final BrokerUnderTest broker;
   private final Path dir;
   private final String topic;
   private final List<ChildJvm> relays = new ArrayList<>();
@@ -69,10 +62,12 @@ public final class FaultRun implements AutoCloseable {
   private PostgresDatabase producerDb;
   private PostgresDatabase consumerDb;
   private FaultProxy proxy;
+  private FaultProxy link;
+  private BrokerUnderTest.Destination destination;
   private ChildJvm producer;
   private Path rolledBackFile;
 
-  public FaultRun(Scenario scenario, int events, long seed, KafkaBroker broker, Path baseDir) {
+  public FaultRun(Scenario scenario, int events, long seed, BrokerUnderTest broker, Path baseDir) {
     this.scenario = scenario;
     this.events = events;
     this.seed = seed;
@@ -81,7 +76,7 @@ public final class FaultRun implements AutoCloseable {
     new Random(seed).nextBytes(b);
     this.topic = "faults-" + scenario.id().toLowerCase() + "-" + HexFormat.of().formatHex(b)
         + "-" + Long.toHexString(System.nanoTime() & 0xffff);
-    this.dir = baseDir.resolve(scenario.id() + "-" + seed).toAbsolutePath();
+    this.dir = baseDir.resolve(scenario.id() + "-" + broker.name() + "-" + seed).toAbsolutePath();
   }
 
   /** Plays the scenario and checks it. */
@@ -97,7 +92,9 @@ public final class FaultRun implements AutoCloseable {
     exec(producerDb.dataSource(), "CREATE TABLE commit_bomb (ref bigint UNIQUE DEFERRABLE INITIALLY DEFERRED)");
     exec(consumerDb.dataSource(), "CREATE TABLE effect (message_id uuid PRIMARY KEY, aggregate_id text,"
         + " sequence bigint NOT NULL, n int NOT NULL)");
-    broker.createTopic(topic, PARTITIONS);
+    destination = broker.create(topic);
+    link = destination.linkHost() == null ? null : FaultProxy.start(destination.linkHost(), destination.linkPort());
+    String relayTransport = destination.relaySpec(link == null ? 0 : link.port());
     URI pg = URI.create(producerDb.jdbcUrl().substring("jdbc:".length()));
     proxy = FaultProxy.start(pg.getHost(), pg.getPort());
     String relayUrl = "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + producerDb.name();
@@ -106,13 +103,13 @@ public final class FaultRun implements AutoCloseable {
       Path journal = dir.resolve("acks-relay-" + i + ".txt");
       journals.add(journal);
       relays.add(new ChildJvm("relay-" + i, dir, RelayMain.class.getName(), List.of(relayUrl,
-          producerDb.user(), producerDb.password(), broker.bootstrapServers(), topic, "relay-" + i,
+          producerDb.user(), producerDb.password(), relayTransport, "relay-" + i,
           Long.toString(TTL.toMillis()), journal.toString()), RelayMain.STARTED));
       consumers.add(new ChildJvm("consumer-" + i, dir, ConsumerMain.class.getName(), List.of(
-          consumerDb.jdbcUrl(), consumerDb.user(), consumerDb.password(), broker.bootstrapServers(),
-          topic, "faults-consumer", "consumer-" + i), ConsumerMain.STARTED));
+          consumerDb.jdbcUrl(), consumerDb.user(), consumerDb.password(), destination.consumerSpec(),
+          "faults-consumer", "consumer-" + i), ConsumerMain.STARTED));
     }
-    double writeSeconds = Math.max(20, scenario.faultCount() * SECONDS_PER_FAULT / 0.75);
+    double writeSeconds = Math.max(20, scenario.faultCount(broker.supported()) * SECONDS_PER_FAULT / 0.75);
     double rate = Math.min(MAX_RATE, events / writeSeconds);
     rolledBackFile = dir.resolve("rolled-back.txt");
     Files.deleteIfExists(rolledBackFile);
@@ -127,8 +124,8 @@ public final class FaultRun implements AutoCloseable {
     all.forEach(ChildJvm::launch);
     all.forEach(c -> c.awaitStarted(START));
     producer.launch();
-    LOG.info("{}: {} events at {}/s, {} faults, topic {}, logs in {}", scenario.id(), events,
-        Math.round(rate), scenario.faultCount(), topic, dir);
+    LOG.info("{} on {}: {} events at {}/s, {} faults, destination {}, logs in {}", scenario.id(),
+        broker.name(), events, Math.round(rate), scenario.faultCount(broker.supported()), topic, dir);
 
     Nemesis nemesis = new Nemesis(this, scenario, seed);
     long expectedCommitted = Math.round(events * (1 - scenario.rollbackRate()));
@@ -165,7 +162,7 @@ public final class FaultRun implements AutoCloseable {
       consumer.terminate();
     }
     FaultVerdict verdict = FaultChecker.check(facts());
-    ScenarioResult result = new ScenarioResult(scenario, "kafka", events, seed, verdict,
+    ScenarioResult result = new ScenarioResult(scenario, broker.name(), events, seed, verdict,
         nemesis.applied(), fenced, drainMs, (System.nanoTime() - started) / 1_000_000);
     Files.writeString(dir.resolve("nemesis.txt"), String.join("\n", nemesis.log()) + "\n");
     Files.writeString(dir.resolve("verdict.txt"), verdict.describe(20) + "\n");
@@ -187,8 +184,24 @@ public final class FaultRun implements AutoCloseable {
     return consumers;
   }
 
-  KafkaBroker broker() {
+  BrokerUnderTest brokerUnderTest() {
     return broker;
+  }
+
+  java.util.Set<FaultKind> supported() {
+    return broker.supported();
+  }
+
+  BrokerUnderTest.Destination destination() {
+    return destination;
+  }
+
+  /** The relay ↔ broker fault proxy. */
+  FaultProxy link() {
+    if (link == null) {
+      throw new IllegalStateException(broker.name() + " has no relay<->broker proxy");
+    }
+    return link;
   }
 
   FaultProxy proxy() {
@@ -226,20 +239,6 @@ public final class FaultRun implements AutoCloseable {
     }
   }
 
-  /** FAULTS D4: a record that is no CloudEvent at all. */
-  void injectPoisonRecord(int salt) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    try (KafkaProducer<byte[], byte[]> k = new KafkaProducer<>(p, new ByteArraySerializer(),
-        new ByteArraySerializer())) {
-      k.send(new ProducerRecord<>(topic, ("poison-" + salt).getBytes(StandardCharsets.UTF_8),
-          "{not json".getBytes(StandardCharsets.UTF_8))).get();
-    } catch (Exception e) {
-      throw new IllegalStateException("cannot inject a poison record", e);
-    }
-  }
-
   // ---- drain and facts ----
 
   private void awaitProducer() {
@@ -261,6 +260,11 @@ public final class FaultRun implements AutoCloseable {
     proxy.blackhole(false);
     proxy.dropReplies(false);
     proxy.latency(0);
+    if (link != null) {
+      link.blackhole(false);
+      link.dropReplies(false);
+      link.latency(0);
+    }
     if (!broker.isRunning()) {
       broker.restart();
     }
@@ -315,7 +319,7 @@ public final class FaultRun implements AutoCloseable {
     }
     List<UUID> rolledBack = Files.readAllLines(rolledBackFile).stream().filter(s -> !s.isBlank())
         .map(UUID::fromString).toList();
-    Tap.Read read = Tap.readAll(broker.bootstrapServers(), topic, Duration.ofMinutes(2));
+    Tap.Read read = destination.readAll(Duration.ofMinutes(2));
     Map<UUID, String> status = new HashMap<>();
     for (Map<String, Object> row : rows(producerDb.dataSource(), "SELECT id, status FROM twinbox_outbox")) {
       status.put((UUID) row.get("id"), (String) row.get("status"));
@@ -375,6 +379,12 @@ public final class FaultRun implements AutoCloseable {
     }
     if (proxy != null) {
       proxy.close();
+    }
+    if (link != null) {
+      link.close();
+    }
+    if (destination != null) {
+      destination.close();
     }
     if (producerDb != null) {
       producerDb.close();

@@ -35,11 +35,12 @@ final class Nemesis {
   /** The planned faults, in order. */
   List<FaultKind> plan() {
     List<FaultKind> kinds = new ArrayList<>(scenario.kinds());
+    kinds.retainAll(run.supported());
     List<FaultKind> plan = new ArrayList<>();
     if (scenario.eachOnce()) {
       plan.addAll(kinds);
       Collections.shuffle(plan, random);
-    } else {
+    } else if (!kinds.isEmpty()) {
       for (int i = 0; i < scenario.faults(); i++) {
         plan.add(kinds.get(random.nextInt(kinds.size())));
       }
@@ -111,9 +112,9 @@ final class Nemesis {
         return consumer.name;
       }
       case BROKER_KILL -> {
-        run.broker().kill();
+        run.brokerUnderTest().kill();
         ChildJvm.sleep(3_000 + random.nextInt(4_000));
-        run.broker().restart();
+        run.brokerUnderTest().restart();
         return "broker";
       }
       case DB_TERMINATE -> {
@@ -154,8 +155,39 @@ final class Nemesis {
         return run.holdLongTransaction(Duration.ofSeconds(8), random.nextLong());
       }
       case POISON_RECORD -> {
-        run.injectPoisonRecord(random.nextInt());
+        run.destination().injectPoison(random.nextInt());
         return "topic";
+      }
+      case LINK_RESET -> {
+        run.link().reset();
+        return "relay<->broker";
+      }
+      case LINK_BLACKHOLE -> {
+        run.link().blackhole(true);
+        try {
+          ChildJvm.sleep(ttl.multipliedBy(2).toMillis());
+        } finally {
+          run.link().blackhole(false);
+        }
+        return "relay<->broker " + ttl.multipliedBy(2).toMillis() + "ms";
+      }
+      case LINK_LATENCY -> {
+        run.link().latency(500);
+        try {
+          ChildJvm.sleep(3_000);
+        } finally {
+          run.link().latency(0);
+        }
+        return "relay<->broker 500ms for 3s";
+      }
+      case LINK_DROP_ACK -> {
+        run.link().dropReplies(true);
+        try {
+          ChildJvm.sleep(1_000 + random.nextInt(2_000));
+        } finally {
+          run.link().dropReplies(false);
+        }
+        return "relay<->broker";
       }
       default -> throw new IllegalStateException("unknown fault " + kind);
     }

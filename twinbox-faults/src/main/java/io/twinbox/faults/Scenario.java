@@ -36,6 +36,9 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
         row("B10", "relay<->DB blackhole and latency", 6, FaultKind.PROXY_BLACKHOLE, FaultKind.PROXY_LATENCY),
         row("B11", "long-held business transactions", 5, FaultKind.LONG_TX),
         row("C1", "broker kill -9 + restart", 3, FaultKind.BROKER_KILL),
+        row("C3", "relay<->broker latency", 5, FaultKind.LINK_LATENCY),
+        row("C4", "broker acks lost (request applied, reply dropped)", 6, FaultKind.LINK_DROP_ACK),
+        row("C11", "relay<->broker reset and blackhole", 6, FaultKind.LINK_RESET, FaultKind.LINK_BLACKHOLE),
         row("D1", "consumer kill -9 / SIGTERM / SIGSTOP", 8, FaultKind.CONSUMER_KILL,
             FaultKind.CONSUMER_TERM, FaultKind.CONSUMER_PAUSE),
         new Scenario("D4", "poison events and undecodable records", EnumSet.of(FaultKind.POISON_RECORD), 10,
@@ -49,8 +52,16 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     return new Scenario("SMOKE", "every fault kind once", EnumSet.allOf(FaultKind.class), 0, true, 0.10, 0.005);
   }
 
-  /** How many faults the nemesis applies. */
-  public int faultCount() {
-    return eachOnce ? kinds.size() : faults;
+  /** How many faults the nemesis applies on a broker supporting {@code supported}. */
+  public int faultCount(Set<FaultKind> supported) {
+    Set<FaultKind> playable = EnumSet.noneOf(FaultKind.class);
+    playable.addAll(kinds);
+    playable.retainAll(supported);
+    return eachOnce ? playable.size() : playable.isEmpty() ? 0 : faults;
+  }
+
+  /** False when the row has faults but none the broker supports: the row is not played there. */
+  public boolean playableOn(Set<FaultKind> supported) {
+    return kinds.isEmpty() || faultCount(supported) > 0;
   }
 }

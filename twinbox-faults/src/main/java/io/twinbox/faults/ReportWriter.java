@@ -30,7 +30,8 @@ public final class ReportWriter {
 
   private ReportWriter() {}
 
-  public static void write(Path file, List<ScenarioResult> results, List<String> brokers, String command,
+  public static void write(Path file, List<ScenarioResult> results, List<String> errors, List<String> brokers,
+      String command,
       int events, long seed) throws IOException {
     Set<String> ran = new HashSet<>(brokers);
     List<String> commands = new ArrayList<>();
@@ -44,6 +45,7 @@ public final class ReportWriter {
       rows.add(row(r));
       lines.add(r.line());
     }
+    lines.addAll(errors);
     int faults = 0;
     int failed = 0;
     for (String row : rows) {
@@ -52,6 +54,11 @@ public final class ReportWriter {
         faults += Integer.parseInt(m.group(1));
       }
       if (row.contains("**FAIL**")) {
+        failed++;
+      }
+    }
+    for (String line : lines) {
+      if (line.contains("] seed=") && line.contains(" ERROR ")) {
         failed++;
       }
     }
@@ -72,7 +79,7 @@ public final class ReportWriter {
         + "and reported. A row is absent for a broker where none of its faults can be played (e.g. broker kill "
         + "on the shared RabbitMQ, relay<->broker proxy faults on Kafka).\n\n");
     md.append("**").append(rows.size()).append(" scenario runs, ").append(faults).append(" faults, ")
-        .append(failed == 0 ? "all invariants zero" : failed + " run(s) FAILED").append(".**\n\n");
+        .append(failed == 0 ? "all invariants zero" : failed + " run(s) FAILED or could not run").append(".**\n\n");
     md.append(HEADER).append('\n');
     md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     rows.forEach(r -> md.append(r).append('\n'));

@@ -32,6 +32,7 @@ class FaultMatrixRun {
     Path report = Path.of(System.getProperty("faults.report", "../FAULTS-REPORT.md"));
     List<ScenarioResult> results = new ArrayList<>();
     List<String> brokers = new ArrayList<>();
+    List<String> errors = new ArrayList<>();
     for (String name : brokerList.split(",")) {
       name = name.trim();
       if (name.equals("rabbitmq") && !LocalServers.isUp(RabbitUnderTest.HOST, RabbitUnderTest.PORT)) {
@@ -54,6 +55,13 @@ class FaultMatrixRun {
             ScenarioResult result = run.run();
             System.out.println(result.line());
             results.add(result);
+          } catch (Exception e) {
+            // A run that could not complete (a child that never started, a broker that did not come
+            // back) is reported as such; the other rows still run.
+            String error = "[" + scenario.id() + " " + name + "] seed=" + seed + " ERROR " + e;
+            System.out.println(error);
+            e.printStackTrace();
+            errors.add(error.replace('\n', ' '));
           }
         }
       }
@@ -62,8 +70,9 @@ class FaultMatrixRun {
         + " -Dsurefire.failIfNoSpecifiedTests=false -Dfaults.n=" + n + " -Dfaults.seed=" + seed
         + " -Dfaults.brokers=" + String.join(",", brokers)
         + (wanted.contains("all") ? "" : " -Dfaults.scenarios=" + only);
-    ReportWriter.write(report, results, brokers, command, n, seed);
+    ReportWriter.write(report, results, errors, brokers, command, n, seed);
     List<String> failed = results.stream().filter(r -> !r.verdict().ok()).map(ScenarioResult::line).toList();
     assertThat(failed).as("scenarios that broke an invariant").isEmpty();
+    assertThat(errors).as("scenarios that could not run").isEmpty();
   }
 }

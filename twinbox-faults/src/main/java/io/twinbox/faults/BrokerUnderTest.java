@@ -1,0 +1,57 @@
+package io.twinbox.faults;
+
+import java.time.Duration;
+import java.util.Set;
+
+/**
+ * A broker a fault run publishes through: where the relays and consumers connect, how the tap reads
+ * everything back, how a poison record is injected, and which faults can be played on it (a shared
+ * broker of the machine is never killed: its link from the relays goes through a fault proxy
+ * instead).
+ */
+public interface BrokerUnderTest extends AutoCloseable {
+
+  /** {@code kafka}, {@code rabbitmq}. */
+  String name();
+
+  /** The faults this broker supports. */
+  Set<FaultKind> supported();
+
+  /** A fresh destination (topic, exchange and queues) for one run. */
+  Destination create(String name);
+
+  /** Kills the broker ({@link FaultKind#BROKER_KILL}); only where supported. */
+  void kill();
+
+  /** Restarts a killed broker; only where supported. */
+  void restart();
+
+  /** True while the broker runs. */
+  boolean isRunning();
+
+  @Override
+  void close();
+
+  /** One run's destination. */
+  interface Destination extends AutoCloseable {
+    /** The relay child's transport argument; {@code linkPort} is the relay↔broker fault proxy. */
+    String relaySpec(int linkPort);
+
+    /** The consumer child's transport argument. */
+    String consumerSpec();
+
+    /** Host and port the relay↔broker fault proxy forwards to; null when there is no such link. */
+    String linkHost();
+
+    int linkPort();
+
+    /** Every record published, read after the drain. */
+    Tap.Read readAll(Duration timeout);
+
+    /** Publishes a record that is not a CloudEvent. */
+    void injectPoison(int salt);
+
+    @Override
+    void close();
+  }
+}

@@ -1,0 +1,47 @@
+package io.twinbox.faults;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/** What the nemesis can do, each tied to the FAULTS.md rows it exercises. */
+public enum FaultKind {
+  /** B1, B2: {@code kill -9} a relay, restart it. */
+  RELAY_KILL,
+  /** B3: SIGTERM a relay (graceful), restart it. */
+  RELAY_TERM,
+  /** B5: SIGSTOP a relay for 1.5 × lease TTL, then SIGCONT (zombie). */
+  RELAY_PAUSE,
+  /** D1, D2: {@code kill -9} a consumer, restart it. */
+  CONSUMER_KILL,
+  /** D13: SIGTERM a consumer (group rebalance), restart it. */
+  CONSUMER_TERM,
+  /** D3, D7: SIGSTOP a consumer past its session timeout, then SIGCONT. */
+  CONSUMER_PAUSE,
+  /** C1: {@code kill -9} the broker, restart it after an outage. */
+  BROKER_KILL,
+  /** B8: {@code pg_terminate_backend} every relay session. */
+  DB_TERMINATE,
+  /** B8: RST on every relay ↔ database connection. */
+  PROXY_RESET,
+  /** B10: relay ↔ database bytes discarded for 2 × TTL, no RST. */
+  PROXY_BLACKHOLE,
+  /** B13: 200 ms on every relay ↔ database chunk. */
+  PROXY_LATENCY,
+  /** B8, C4-like: relay's database requests applied, replies lost (ambiguous mark). */
+  PROXY_DROP_REPLY,
+  /** B11: a business transaction holds an aggregate's counter row and an outbox row for 8 s. */
+  LONG_TX,
+  /** D4: a record that is not a CloudEvent is written to the topic; it must be parked. */
+  POISON_RECORD,
+  /** C7: RST on every relay ↔ broker connection (brokers reached through a proxy). */
+  LINK_RESET,
+  /** C11: relay ↔ broker bytes discarded for 2 × TTL, no RST. */
+  LINK_BLACKHOLE,
+  /** C3: 500 ms on every relay ↔ broker chunk for 3 s. */
+  LINK_LATENCY,
+  /** C4: publishes reach the broker, its acknowledgements are lost (ambiguous outcome). */
+  LINK_DROP_ACK;
+
+  /** The faults on the relay ↔ broker link. */
+  public static final Set<FaultKind> LINK = EnumSet.of(LINK_RESET, LINK_BLACKHOLE, LINK_LATENCY, LINK_DROP_ACK);
+}

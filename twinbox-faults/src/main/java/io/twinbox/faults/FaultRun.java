@@ -1,0 +1,438 @@
+package io.twinbox.faults;
+
+import io.twinbox.Outbox;
+import io.twinbox.OutboxEvent;
+import io.twinbox.faults.child.ConsumerMain;
+import io.twinbox.faults.child.ProducerMain;
+import io.twinbox.faults.child.RelayMain;
+import io.twinbox.jdbc.JdbcStore;
+import io.twinbox.testkit.ExpectedEvent;
+import io.twinbox.testkit.PostgresDatabase;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One scenario against a broker and PostgreSQL: a producer JVM, two relay JVMs (reaching the
+ * database, and a shared broker, through {@link FaultProxy}s) and two consumer JVMs (inbox into their
+ * own database),
+ * the {@link Nemesis}, a full drain with everything healed, and the {@link FaultChecker}.
+ *
+ * <p>Not thread-safe: one run at a time; the nemesis runs on its own thread.
+ */
+public final class FaultRun implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(FaultRun.class);
+  private static final Duration TTL = Duration.ofSeconds(2);
+  private static final Duration START = Duration.ofSeconds(90);
+  private static final int AGGREGATES = 200;
+  /** Estimated seconds per fault, including its heal and the gap before it. */
+  private static final double SECONDS_PER_FAULT = 5.0;
+  private static final double MAX_RATE = 400;
+
+  private final Scenario scenario;
+  private final int events;
+  private final long seed;
+  private final BrokerUnderTest broker;
+  private final Path dir;
+  private final String topic;
+  private final List<ChildJvm> relays = new ArrayList<>();
+  private final List<ChildJvm> consumers = new ArrayList<>();
+  private final List<Path> journals = new ArrayList<>();
+  private PostgresDatabase producerDb;
+  private PostgresDatabase consumerDb;
+  private FaultProxy proxy;
+  private FaultProxy link;
+  private BrokerUnderTest.Destination destination;
+  private ChildJvm producer;
+  private Path rolledBackFile;
+
+  public FaultRun(Scenario scenario, int events, long seed, BrokerUnderTest broker, Path baseDir) {
+    this.scenario = scenario;
+    this.events = events;
+    this.seed = seed;
+    this.broker = broker;
+    byte[] b = new byte[4];
+    new Random(seed).nextBytes(b);
+    this.topic = "faults-" + scenario.id().toLowerCase() + "-" + HexFormat.of().formatHex(b)
+        + "-" + Long.toHexString(System.nanoTime() & 0xffff);
+    this.dir = baseDir.resolve(scenario.id() + "-" + broker.name() + "-" + seed).toAbsolutePath();
+  }
+
+  /** Plays the scenario and checks it. */
+  public ScenarioResult run() throws Exception {
+    long started = System.nanoTime();
+    Files.createDirectories(dir);
+    producerDb = PostgresDatabase.create();
+    consumerDb = PostgresDatabase.create();
+    JdbcStore.builder(producerDb.dataSource()).build().migrate();
+    JdbcStore.builder(consumerDb.dataSource()).build().migrate();
+    exec(producerDb.dataSource(), "CREATE TABLE orders (message_id uuid PRIMARY KEY, aggregate_id text,"
+        + " sequence bigint NOT NULL, poison boolean NOT NULL)");
+    exec(producerDb.dataSource(), "CREATE TABLE commit_bomb (ref bigint UNIQUE DEFERRABLE INITIALLY DEFERRED)");
+    exec(consumerDb.dataSource(), "CREATE TABLE effect (message_id uuid PRIMARY KEY, aggregate_id text,"
+        + " sequence bigint NOT NULL, n int NOT NULL)");
+    destination = broker.create(topic);
+    link = destination.linkHost() == null ? null : FaultProxy.start(destination.linkHost(), destination.linkPort());
+    String relayTransport = destination.relaySpec(link == null ? 0 : link.port());
+    URI pg = URI.create(producerDb.jdbcUrl().substring("jdbc:".length()));
+    proxy = FaultProxy.start(pg.getHost(), pg.getPort());
+    String relayUrl = "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + producerDb.name();
+
+    for (int i = 0; i < 2; i++) {
+      Path journal = dir.resolve("acks-relay-" + i + ".txt");
+      journals.add(journal);
+      relays.add(new ChildJvm("relay-" + i, dir, RelayMain.class.getName(), List.of(relayUrl,
+          producerDb.user(), producerDb.password(), relayTransport, "relay-" + i,
+          Long.toString(TTL.toMillis()), journal.toString()), RelayMain.STARTED));
+      consumers.add(new ChildJvm("consumer-" + i, dir, ConsumerMain.class.getName(), List.of(
+          consumerDb.jdbcUrl(), consumerDb.user(), consumerDb.password(), destination.consumerSpec(),
+          "faults-consumer", "consumer-" + i), ConsumerMain.STARTED));
+    }
+    double writeSeconds = Math.max(20, scenario.faultCount(broker.supported()) * SECONDS_PER_FAULT / 0.75);
+    double rate = Math.min(MAX_RATE, events / writeSeconds);
+    rolledBackFile = dir.resolve("rolled-back.txt");
+    Files.deleteIfExists(rolledBackFile);
+    Files.createFile(rolledBackFile);
+    producer = new ChildJvm("producer", dir, ProducerMain.class.getName(), List.of(producerDb.jdbcUrl(),
+        producerDb.user(), producerDb.password(), Integer.toString(events), Integer.toString(AGGREGATES),
+        "4", Double.toString(scenario.rollbackRate()), Double.toString(rate), Long.toString(seed),
+        Double.toString(scenario.poisonRate()), rolledBackFile.toString()), "never");
+
+    List<ChildJvm> all = new ArrayList<>(relays);
+    all.addAll(consumers);
+    all.forEach(ChildJvm::launch);
+    all.forEach(c -> c.awaitStarted(START));
+    producer.launch();
+    LOG.info("{} on {}: {} events at {}/s, {} faults, destination {}, logs in {}", scenario.id(),
+        broker.name(), events, Math.round(rate), scenario.faultCount(broker.supported()), topic, dir);
+
+    Nemesis nemesis = new Nemesis(this, scenario, seed);
+    long expectedCommitted = Math.round(events * (1 - scenario.rollbackRate()));
+    AtomicReference<Throwable> nemesisFailure = new AtomicReference<>();
+    Thread nemesisThread = new Thread(() -> {
+      try {
+        nemesis.run(() -> count(producerDb.dataSource(),
+            "SELECT count(*) FROM twinbox_outbox WHERE status = 'PUBLISHED'") >= expectedCommitted / 5,
+            Duration.ofMillis(1_000));
+      } catch (Throwable e) {
+        nemesisFailure.set(e);
+      }
+    }, "nemesis");
+    nemesisThread.start();
+
+    awaitProducer();
+    long written = System.nanoTime();
+    nemesisThread.join(Duration.ofMinutes(15).toMillis());
+    if (nemesisThread.isAlive()) {
+      throw new IllegalStateException("the nemesis did not finish");
+    }
+    if (nemesisFailure.get() != null) {
+      throw new IllegalStateException("the nemesis failed", nemesisFailure.get());
+    }
+    heal();
+    drain();
+    long drainMs = (System.nanoTime() - written) / 1_000_000;
+    long fenced = 0;
+    for (ChildJvm relay : relays) {
+      relay.terminate();
+      fenced += fencedOf(relay);
+    }
+    for (ChildJvm consumer : consumers) {
+      consumer.terminate();
+    }
+    FaultVerdict verdict = FaultChecker.check(facts());
+    ScenarioResult result = new ScenarioResult(scenario, broker.name(), events, seed, verdict,
+        nemesis.applied(), fenced, drainMs, (System.nanoTime() - started) / 1_000_000);
+    Files.writeString(dir.resolve("nemesis.txt"), String.join("\n", nemesis.log()) + "\n");
+    Files.writeString(dir.resolve("verdict.txt"), verdict.describe(20) + "\n");
+    LOG.info("{}", result.line());
+    return result;
+  }
+
+  // ---- used by the nemesis ----
+
+  Duration leaseTtl() {
+    return TTL;
+  }
+
+  List<ChildJvm> relays() {
+    return relays;
+  }
+
+  List<ChildJvm> consumers() {
+    return consumers;
+  }
+
+  BrokerUnderTest brokerUnderTest() {
+    return broker;
+  }
+
+  java.util.Set<FaultKind> supported() {
+    return broker.supported();
+  }
+
+  BrokerUnderTest.Destination destination() {
+    return destination;
+  }
+
+  /** The relay ↔ broker fault proxy. */
+  FaultProxy link() {
+    if (link == null) {
+      throw new IllegalStateException(broker.name() + " has no relay<->broker proxy");
+    }
+    return link;
+  }
+
+  FaultProxy proxy() {
+    return proxy;
+  }
+
+  void restart(ChildJvm child) {
+    child.launch();
+    child.awaitStarted(START);
+  }
+
+  int terminateRelaySessions() {
+    return (int) count(producerDb.dataSource(), "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+        + " WHERE datname = current_database() AND application_name LIKE 'faults-relay-%'");
+  }
+
+  /** FAULTS B11: an outbox row and its aggregate's counter held by an open transaction. */
+  String holdLongTransaction(Duration hold, long pick) {
+    Outbox outbox = Outbox.builder(JdbcStore.builder(producerDb.dataSource()).build()).build();
+    String aggregate = "order-" + Math.floorMod(pick, AGGREGATES);
+    try (Connection c = producerDb.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      UUID id = outbox.write(c, OutboxEvent.builder("OrderChanged", 1).aggregate(ProducerMain.AGGREGATE_TYPE,
+          aggregate).payload("{\"held\":true}").build());
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO orders (message_id, aggregate_id, sequence,"
+          + " poison) SELECT id, aggregate_id, sequence, false FROM twinbox_outbox WHERE id = ?")) {
+        ps.setObject(1, id);
+        ps.executeUpdate();
+      }
+      ChildJvm.sleep(hold.toMillis());
+      c.commit();
+      return aggregate + " " + hold.toMillis() + "ms";
+    } catch (SQLException e) {
+      throw new IllegalStateException("long transaction failed", e);
+    }
+  }
+
+  // ---- drain and facts ----
+
+  private void awaitProducer() {
+    long deadline = System.nanoTime() + Duration.ofMinutes(30).toNanos();
+    while (producer.count(ProducerMain.DONE) == 0) {
+      if (!producer.isAlive()) {
+        throw new IllegalStateException("producer died; log:\n" + producer.tail(40));
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("producer did not finish in 30 minutes");
+      }
+      ChildJvm.sleep(200);
+    }
+    producer.terminate();
+  }
+
+  /** Every process running, the proxy passing, the broker up. */
+  private void heal() {
+    proxy.blackhole(false);
+    proxy.dropReplies(false);
+    proxy.latency(0);
+    if (link != null) {
+      link.blackhole(false);
+      link.dropReplies(false);
+      link.latency(0);
+    }
+    if (!broker.isRunning()) {
+      broker.restart();
+    }
+    for (ChildJvm c : relays) {
+      if (!c.isAlive()) {
+        restart(c);
+      }
+    }
+    for (ChildJvm c : consumers) {
+      if (!c.isAlive()) {
+        restart(c);
+      }
+    }
+  }
+
+  /** Waits until nothing is pending and the consumers applied or parked everything. */
+  private void drain() {
+    long committed = count(producerDb.dataSource(), "SELECT count(*) FROM orders");
+    long lastProgress = System.nanoTime();
+    long lastDone = -1;
+    while (true) {
+      long pending = count(producerDb.dataSource(), "SELECT count(*) FROM twinbox_outbox WHERE status = 'PENDING'");
+      long done = count(consumerDb.dataSource(), "SELECT count(*) FROM effect")
+          + count(consumerDb.dataSource(), "SELECT count(DISTINCT message_id) FROM twinbox_inbox_parked");
+      if (pending == 0 && done >= committed) {
+        return;
+      }
+      if (done != lastDone) {
+        lastDone = done;
+        lastProgress = System.nanoTime();
+      }
+      if (System.nanoTime() - lastProgress > Duration.ofSeconds(120).toNanos()) {
+        LOG.warn("{}: drain stalled: pending={} consumed={} of {}", scenario.id(), pending, done, committed);
+        return;
+      }
+      ChildJvm.sleep(250);
+    }
+  }
+
+  private RunFacts facts() throws IOException {
+    List<ExpectedEvent> committed = new ArrayList<>();
+    Set<UUID> poison = new HashSet<>();
+    for (Map<String, Object> row : rows(producerDb.dataSource(),
+        "SELECT message_id, aggregate_id, sequence, poison FROM orders")) {
+      UUID id = (UUID) row.get("message_id");
+      String aggregate = (String) row.get("aggregate_id");
+      committed.add(aggregate == null ? ExpectedEvent.unordered(id, ProducerMain.AGGREGATE_TYPE)
+          : ExpectedEvent.ordered(id, ProducerMain.AGGREGATE_TYPE, aggregate, (Long) row.get("sequence")));
+      if ((Boolean) row.get("poison")) {
+        poison.add(id);
+      }
+    }
+    List<UUID> rolledBack = Files.readAllLines(rolledBackFile).stream().filter(s -> !s.isBlank())
+        .map(UUID::fromString).toList();
+    Tap.Read read = destination.readAll(Duration.ofMinutes(2));
+    Map<UUID, String> status = new HashMap<>();
+    for (Map<String, Object> row : rows(producerDb.dataSource(), "SELECT id, status FROM twinbox_outbox")) {
+      status.put((UUID) row.get("id"), (String) row.get("status"));
+    }
+    Set<UUID> acked = new HashSet<>();
+    for (Path journal : journals) {
+      if (Files.exists(journal)) {
+        for (String line : Files.readAllLines(journal)) {
+          if (line.length() == 36) {
+            acked.add(UUID.fromString(line));
+          }
+        }
+      }
+    }
+    Map<UUID, Integer> effects = new HashMap<>();
+    for (Map<String, Object> row : rows(consumerDb.dataSource(), "SELECT message_id, n FROM effect")) {
+      effects.put((UUID) row.get("message_id"), (Integer) row.get("n"));
+    }
+    Set<UUID> parked = new HashSet<>();
+    for (Map<String, Object> row : rows(consumerDb.dataSource(), "SELECT message_id FROM twinbox_inbox_parked")) {
+      try {
+        parked.add(UUID.fromString((String) row.get("message_id")));
+      } catch (IllegalArgumentException e) {
+        // A parked foreign record: its id is where it was, not a message id.
+      }
+    }
+    return new RunFacts(committed, rolledBack, read.deliveries(), status, acked, effects, parked, poison,
+        read.foreign());
+  }
+
+  private static long fencedOf(ChildJvm relay) {
+    String line = relay.lastLine(RelayMain.FINAL);
+    if (line == null) {
+      line = relay.lastLine(RelayMain.STATS);
+    }
+    if (line == null) {
+      return 0;
+    }
+    for (String kv : line.split(" ")) {
+      if (kv.startsWith("fenced=")) {
+        return Long.parseLong(kv.substring(7));
+      }
+    }
+    return 0;
+  }
+
+  @Override
+  public void close() {
+    for (ChildJvm c : relays) {
+      killQuietly(c);
+    }
+    for (ChildJvm c : consumers) {
+      killQuietly(c);
+    }
+    if (producer != null) {
+      killQuietly(producer);
+    }
+    if (proxy != null) {
+      proxy.close();
+    }
+    if (link != null) {
+      link.close();
+    }
+    if (destination != null) {
+      destination.close();
+    }
+    if (producerDb != null) {
+      producerDb.close();
+    }
+    if (consumerDb != null) {
+      consumerDb.close();
+    }
+  }
+
+  private static void killQuietly(ChildJvm c) {
+    try {
+      if (c.isAlive()) {
+        c.kill9();
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("cannot kill {}", c.name, e);
+    }
+  }
+
+  private static void exec(DataSource ds, String sql) throws SQLException {
+    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
+  private static long count(DataSource ds, String sql) {
+    try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql, e);
+    }
+  }
+
+  private static List<Map<String, Object>> rows(DataSource ds, String sql) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      int columns = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        Map<String, Object> row = new HashMap<>();
+        for (int i = 1; i <= columns; i++) {
+          row.put(rs.getMetaData().getColumnLabel(i), rs.getObject(i));
+        }
+        out.add(row);
+      }
+    } catch (SQLException e) {
+      throw new UncheckedIOException(new IOException(sql, e));
+    }
+    return out;
+  }
+}

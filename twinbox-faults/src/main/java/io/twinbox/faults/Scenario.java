@@ -1,0 +1,67 @@
+package io.twinbox.faults;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A named row of the FAULTS.md matrix as the runner plays it: the faults the nemesis may choose,
+ * how many it applies (0 = none), or every kind once in a seeded order ({@code eachOnce}).
+ *
+ * @param id the matrix row, e.g. {@code B1}
+ * @param title what the row is about
+ * @param kinds the faults to draw from
+ * @param faults how many faults to apply
+ * @param eachOnce apply every kind exactly once instead of drawing {@code faults}
+ * @param rollbackRate share of transactions rolled back (A1)
+ * @param poisonRate share of events written as poison (D4)
+ */
+public record Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
+    double rollbackRate, double poisonRate) {
+
+  static Scenario row(String id, String title, int faults, FaultKind... kinds) {
+    Set<FaultKind> set = kinds.length == 0 ? EnumSet.noneOf(FaultKind.class) : EnumSet.of(kinds[0], kinds);
+    return new Scenario(id, title, set, faults, false, 0.10, 0.0);
+  }
+
+  /** The rows of the matrix the runner plays, in order. */
+  public static List<Scenario> matrix() {
+    return List.of(
+        row("A1", "rollbacks (explicit and failing at COMMIT), no faults", 0),
+        row("B1", "relay kill -9 (after claim / after ack)", 6, FaultKind.RELAY_KILL),
+        row("B3", "relay SIGTERM (rolling deploy)", 6, FaultKind.RELAY_TERM),
+        row("B5", "relay SIGSTOP > lease TTL (zombie)", 6, FaultKind.RELAY_PAUSE),
+        row("B8", "relay DB sessions terminated / reset / replies lost", 8, FaultKind.DB_TERMINATE,
+            FaultKind.PROXY_RESET, FaultKind.PROXY_DROP_REPLY),
+        row("B10", "relay<->DB blackhole and latency", 6, FaultKind.PROXY_BLACKHOLE, FaultKind.PROXY_LATENCY),
+        row("B11", "long-held business transactions", 5, FaultKind.LONG_TX),
+        row("C1", "broker kill -9 + restart", 3, FaultKind.BROKER_KILL),
+        row("C3", "relay<->broker latency", 5, FaultKind.LINK_LATENCY),
+        row("C4", "broker acks lost (request applied, reply dropped)", 6, FaultKind.LINK_DROP_ACK),
+        row("C11", "relay<->broker reset and blackhole", 6, FaultKind.LINK_RESET, FaultKind.LINK_BLACKHOLE),
+        row("D1", "consumer kill -9 / SIGTERM / SIGSTOP", 8, FaultKind.CONSUMER_KILL,
+            FaultKind.CONSUMER_TERM, FaultKind.CONSUMER_PAUSE),
+        new Scenario("D4", "poison events and undecodable records", EnumSet.of(FaultKind.POISON_RECORD), 10,
+            false, 0.10, 0.01),
+        new Scenario("E1", "everything combined, random schedule", EnumSet.allOf(FaultKind.class), 20, false,
+            0.10, 0.005));
+  }
+
+  /** The smoke tier: every fault kind once, some poison. */
+  public static Scenario smoke() {
+    return new Scenario("SMOKE", "every fault kind once", EnumSet.allOf(FaultKind.class), 0, true, 0.10, 0.005);
+  }
+
+  /** How many faults the nemesis applies on a broker supporting {@code supported}. */
+  public int faultCount(Set<FaultKind> supported) {
+    Set<FaultKind> playable = EnumSet.noneOf(FaultKind.class);
+    playable.addAll(kinds);
+    playable.retainAll(supported);
+    return eachOnce ? playable.size() : playable.isEmpty() ? 0 : faults;
+  }
+
+  /** False when the row has faults but none the broker supports: the row is not played there. */
+  public boolean playableOn(Set<FaultKind> supported) {
+    return kinds.isEmpty() || faultCount(supported) > 0;
+  }
+}

@@ -1,0 +1,31 @@
+package io.twinbox.faults;
+
+import java.util.Map;
+
+/**
+ * One scenario's outcome: the checker's verdict and what the nemesis did.
+ *
+ * @param scenario the matrix row
+ * @param broker the broker, e.g. {@code kafka}
+ * @param events events the producer wrote (committed and rolled back)
+ * @param seed the nemesis and workload seed
+ * @param verdict the checker's verdict after the drain
+ * @param faults faults applied, per kind
+ * @param fenced completions the relays reported as fenced (lease lost)
+ * @param drainMs from the last write to the end of the drain
+ * @param runtimeMs the whole scenario
+ */
+public record ScenarioResult(Scenario scenario, String broker, int events, long seed,
+    FaultVerdict verdict, Map<FaultKind, Integer> faults, long fenced, long drainMs, long runtimeMs) {
+
+  public int faultTotal() {
+    return faults.values().stream().mapToInt(Integer::intValue).sum();
+  }
+
+  /** {@code [B1 kafka] seed=.. faults=.. <verdict line> fenced=.. drainMs=.. runtimeMs=.. OK}. */
+  public String line() {
+    return "[" + scenario.id() + " " + broker + "] seed=" + seed + " faults=" + faultTotal() + " "
+        + verdict.line() + " fenced=" + fenced + " drainMs=" + drainMs + " runtimeMs=" + runtimeMs + " "
+        + (verdict.ok() ? "OK" : "FAIL");
+  }
+}

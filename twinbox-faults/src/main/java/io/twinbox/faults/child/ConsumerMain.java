@@ -1,0 +1,106 @@
+package io.twinbox.faults.child;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.twinbox.Inbox;
+import io.twinbox.UnprocessableMessageException;
+import io.twinbox.jdbc.JdbcInboxStore;
+import io.twinbox.kafka.KafkaInboxConsumer;
+import io.twinbox.InboxHandler;
+import io.twinbox.rabbitmq.RabbitInboxConsumer;
+import com.rabbitmq.client.ConnectionFactory;
+import java.time.Duration;
+import java.util.function.Supplier;
+import java.sql.PreparedStatement;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A consumer JVM of a fault run: the Kafka topic or RabbitMQ queue through the inbox into the consumer's database,
+ * where the business effect is a counter per message id ({@code effect.n}): any value above 1 is
+ * a duplicate effect. Events of type {@value #POISON} are unprocessable and must be parked.
+ *
+ * <p>Arguments: {@code <jdbc url> <user> <password> <transport> <group> <name>}, the transport as
+ * {@code kafka|<bootstrap>|<topic>|<group>} or {@code rabbitmq|<host>|<port>|<queue>}.
+ */
+public final class ConsumerMain {
+  public static final String STARTED = "CONSUMER-STARTED";
+  public static final String STATS = "CONSUMER-STATS";
+  public static final String POISON = "Poison";
+
+  private ConsumerMain() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    if (args.length != 6) {
+      throw new IllegalArgumentException("usage: ConsumerMain <jdbc url> <user> <password> <transport>"
+          + " <group> <name>");
+    }
+    HikariDataSource ds = Pools.open(args[0], args[1], args[2], "faults-consumer-" + args[5], 4);
+    Inbox inbox = Inbox.builder(JdbcInboxStore.of(ds), args[4]).build();
+    InboxHandler handler = (c, m) -> {
+          if (POISON.equals(m.type())) {
+            throw new UnprocessableMessageException("poison event " + m.id());
+          }
+          try (PreparedStatement ps = c.prepareStatement("INSERT INTO effect (message_id, aggregate_id,"
+              + " sequence, n) VALUES (?, ?, ?, 1) ON CONFLICT (message_id) DO UPDATE SET n = effect.n + 1")) {
+            ps.setObject(1, UUID.fromString(m.id()));
+            ps.setString(2, m.aggregateId());
+            ps.setLong(3, m.sequence());
+            ps.executeUpdate();
+          }
+        };
+    String[] spec = args[3].split("\\|");
+    AutoCloseable consumer;
+    Supplier<Object> stats;
+    if (spec[0].equals("kafka")) {
+      KafkaInboxConsumer kafka = KafkaInboxConsumer.builder(spec[1], spec[3])
+          .topics(spec[2])
+          .inbox(inbox, ds)
+          .property("client.id", args[5])
+          // A paused consumer loses its partitions within seconds, so pauses cause redeliveries.
+          .property("session.timeout.ms", 6_000)
+          .property("heartbeat.interval.ms", 1_000)
+          .handler(handler)
+          .build();
+      kafka.start();
+      consumer = kafka;
+      stats = kafka::stats;
+    } else if (spec[0].equals("rabbitmq")) {
+      ConnectionFactory f = new ConnectionFactory();
+      f.setHost(spec[1]);
+      f.setPort(Integer.parseInt(spec[2]));
+      f.setConnectionTimeout(5_000);
+      RabbitInboxConsumer rabbit = RabbitInboxConsumer.builder(f, spec[3]).inbox(inbox, ds).handler(handler)
+          .connectionName("faults-consumer-" + args[5]).reconnectBackoff(Duration.ofMillis(500)).build();
+      rabbit.start();
+      consumer = rabbit;
+      stats = rabbit::stats;
+    } else {
+      throw new IllegalArgumentException("unknown transport " + spec[0]);
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "consumer-stats");
+      t.setDaemon(true);
+      return t;
+    });
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      ticker.shutdownNow();
+      try {
+        consumer.close();
+      } catch (Exception e) {
+        e.printStackTrace();
+      }
+      ds.close();
+      System.out.println(STATS + " " + stats.get());
+      System.out.flush();
+      stopped.countDown();
+    }, "consumer-shutdown"));
+    System.out.println(STARTED + " " + args[5]);
+    ticker.scheduleAtFixedRate(() -> System.out.println(STATS + " " + stats.get()),
+        1, 1, TimeUnit.SECONDS);
+    stopped.await();
+  }
+}

@@ -1,0 +1,24 @@
+package io.twinbox.faults.child;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
+/** Connection pools of the child JVMs. */
+final class Pools {
+  private Pools() {}
+
+  /** A pool whose sessions show {@code name} as their {@code application_name}. */
+  static HikariDataSource open(String jdbcUrl, String user, String password, String name, int size) {
+    HikariConfig hc = new HikariConfig();
+    hc.setJdbcUrl(jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "ApplicationName=" + name
+        // A blackholed or half-dead connection must fail, not hang the process forever.
+        + "&socketTimeout=30&connectTimeout=10&tcpKeepAlive=true");
+    hc.setUsername(user);
+    hc.setPassword(password);
+    hc.setMaximumPoolSize(size);
+    hc.setMinimumIdle(1);
+    hc.setConnectionTimeout(10_000);
+    hc.setPoolName(name);
+    return new HikariDataSource(hc);
+  }
+}

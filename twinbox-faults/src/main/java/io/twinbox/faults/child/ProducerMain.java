@@ -1,0 +1,180 @@
+package io.twinbox.faults.child;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.twinbox.Outbox;
+import io.twinbox.OutboxEvent;
+import io.twinbox.jdbc.JdbcStore;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The application of a fault run, in its own JVM: writer threads that each insert order rows and
+ * their outbox events (1–3 per transaction) in one transaction, and commit — or roll back a share,
+ * half explicitly and half through a deferred unique constraint that fails at {@code COMMIT}
+ * (FAULTS A1). The committed ledger is the {@code orders} table itself (one row per event, with the
+ * sequence the store assigned), written in the same transaction, so it is exact even if this JVM
+ * dies; the ids of rolled-back events are appended to a file after each rollback.
+ *
+ * <p>Arguments: {@code <jdbc url> <user> <password> <events> <aggregates> <writers> <rollback
+ * rate> <events per second> <seed> <poison rate> <rolled-back file>}. Prints {@value #DONE} when
+ * all events are written.
+ */
+public final class ProducerMain {
+  public static final String DONE = "PRODUCER-DONE";
+  public static final String AGGREGATE_TYPE = "Order";
+
+  private ProducerMain() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 11) {
+      throw new IllegalArgumentException("usage: ProducerMain <jdbc url> <user> <password> <events>"
+          + " <aggregates> <writers> <rollback rate> <per second> <seed> <poison rate> <rolled-back file>");
+    }
+    int events = Integer.parseInt(args[3]);
+    int aggregates = Integer.parseInt(args[4]);
+    int writers = Integer.parseInt(args[5]);
+    double rollbackRate = Double.parseDouble(args[6]);
+    double perSecond = Double.parseDouble(args[7]);
+    long seed = Long.parseLong(args[8]);
+    double poisonRate = Double.parseDouble(args[9]);
+    HikariDataSource ds = Pools.open(args[0], args[1], args[2], "faults-producer", writers + 1);
+    Outbox outbox = Outbox.builder(JdbcStore.builder(ds).build()).build();
+    FileOutputStream rolledBack = new FileOutputStream(args[10], true);
+    AtomicInteger left = new AtomicInteger(events);
+    long start = System.nanoTime();
+    List<Thread> threads = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      Random random = new Random(seed * 31 + w);
+      Thread t = new Thread(() -> {
+        try (Connection c = ds.getConnection()) {
+          c.setAutoCommit(false);
+          while (true) {
+            int want = 1 + (random.nextInt(10) < 7 ? 0 : random.nextInt(2) + 1);
+            int before = left.getAndAdd(-want);
+            if (before <= 0) {
+              return;
+            }
+            int n = Math.min(want, before);
+            if (perSecond > 0) {
+              long due = start + (long) ((events - before + n) / perSecond * 1e9);
+              long wait = due - System.nanoTime();
+              if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+              }
+            }
+            transaction(c, outbox, random, n, aggregates, rollbackRate, poisonRate, rolledBack);
+          }
+        } catch (Exception e) {
+          e.printStackTrace();
+          Runtime.getRuntime().halt(3);
+        }
+      }, "writer-" + w);
+      threads.add(t);
+      t.start();
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    System.out.println(DONE);
+    System.out.flush();
+    Thread.sleep(Long.MAX_VALUE);
+  }
+
+  private static void transaction(Connection c, Outbox outbox, Random random, int n, int aggregates,
+      double rollbackRate, double poisonRate, FileOutputStream rolledBackFile)
+      throws SQLException, IOException {
+    List<OutboxEvent> batch = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      if (random.nextDouble() < poisonRate) {
+        batch.add(OutboxEvent.builder("Poison", 1).unordered(AGGREGATE_TYPE)
+            .payload("{\"poison\":true}").build());
+      } else {
+        String aggregate = "order-" + random.nextInt(aggregates);
+        batch.add(OutboxEvent.builder("OrderChanged", 1).aggregate(AGGREGATE_TYPE, aggregate)
+            .payload("{\"aggregate\":\"" + aggregate + "\"}").build());
+      }
+    }
+    boolean rollback = random.nextDouble() < rollbackRate;
+    boolean failAtCommit = rollback && random.nextBoolean();
+    List<UUID> ids;
+    try {
+      ids = outbox.writeAll(c, batch);
+      Map<UUID, Long> sequences = sequences(c, ids);
+      try (PreparedStatement ps = c.prepareStatement(
+          "INSERT INTO orders (message_id, aggregate_id, sequence, poison) VALUES (?, ?, ?, ?)")) {
+        for (int i = 0; i < n; i++) {
+          ps.setObject(1, ids.get(i));
+          ps.setString(2, batch.get(i).aggregateId());
+          ps.setLong(3, sequences.get(ids.get(i)));
+          ps.setBoolean(4, "Poison".equals(batch.get(i).type()));
+          ps.addBatch();
+        }
+        ps.executeBatch();
+      }
+      if (failAtCommit) {
+        // Two equal values in a DEFERRABLE INITIALLY DEFERRED unique column: COMMIT fails.
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO commit_bomb (ref) VALUES (?), (?)")) {
+          long ref = random.nextLong();
+          ps.setLong(1, ref);
+          ps.setLong(2, ref);
+          ps.executeUpdate();
+        }
+      }
+    } catch (SQLException | RuntimeException e) {
+      c.rollback();
+      throw e;
+    }
+    if (rollback && !failAtCommit) {
+      c.rollback();
+    } else {
+      try {
+        c.commit();
+        if (failAtCommit) {
+          throw new IllegalStateException("the deferred constraint did not fail the commit");
+        }
+        return;
+      } catch (SQLException e) {
+        if (!failAtCommit) {
+          throw e; // an unexpected commit failure: the run stops rather than guess an outcome
+        }
+        c.rollback();
+      }
+    }
+    StringBuilder lines = new StringBuilder();
+    for (UUID id : ids) {
+      lines.append(id).append('\n');
+    }
+    synchronized (rolledBackFile) {
+      rolledBackFile.write(lines.toString().getBytes(StandardCharsets.US_ASCII));
+    }
+  }
+
+  private static Map<UUID, Long> sequences(Connection c, List<UUID> ids) throws SQLException {
+    Map<UUID, Long> result = new HashMap<>();
+    try (PreparedStatement ps = c.prepareStatement("SELECT id, sequence FROM twinbox_outbox WHERE id = ANY(?)")) {
+      ps.setArray(1, c.createArrayOf("uuid", ids.toArray()));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          result.put(rs.getObject(1, UUID.class), rs.getLong(2));
+        }
+      }
+    }
+    if (result.size() != ids.size()) {
+      throw new IllegalStateException("wrote " + ids.size() + " events but found " + result.size());
+    }
+    return result;
+  }
+}

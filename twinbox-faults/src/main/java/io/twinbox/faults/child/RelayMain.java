@@ -1,0 +1,101 @@
+package io.twinbox.faults.child;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.twinbox.CompletionMode;
+import io.twinbox.Relay;
+import io.twinbox.RelayStats;
+import io.twinbox.jdbc.JdbcStore;
+import io.twinbox.kafka.KafkaPublisher;
+import io.twinbox.kafka.TopicRouter;
+import io.twinbox.rabbitmq.RabbitPublisher;
+import io.twinbox.rabbitmq.RabbitRouter;
+import io.twinbox.spi.Transport;
+import com.rabbitmq.client.ConnectionFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A relay JVM of a fault run: outbox (through the fault proxy) to a Kafka topic or RabbitMQ exchange, rows marked
+ * {@code PUBLISHED} (not deleted) so that the checker can see them, every broker ack journaled.
+ *
+ * <p>Arguments: {@code <jdbc url> <user> <password> <transport> <node id> <lease ttl ms> <journal
+ * file>}, the transport as {@code kafka|<bootstrap>|<topic>} or {@code
+ * rabbitmq|<host>|<port>|<exchange>}. Prints {@value #STARTED} once running, {@value #STATS} lines every 500 ms and
+ * {@value #FINAL} on SIGTERM.
+ */
+public final class RelayMain {
+  public static final String STARTED = "RELAY-STARTED";
+  public static final String STATS = "RELAY-STATS";
+  public static final String FINAL = "RELAY-FINAL";
+
+  private RelayMain() {}
+
+  public static void main(String[] args) throws InterruptedException {
+    if (args.length != 7) {
+      throw new IllegalArgumentException("usage: RelayMain <jdbc url> <user> <password> <transport>"
+          + " <node id> <lease ttl ms> <journal>");
+    }
+    HikariDataSource ds = Pools.open(args[0], args[1], args[2], "faults-relay-" + args[4], 6);
+    JdbcStore store = JdbcStore.builder(ds).build();
+    AckJournal journal = new AckJournal(transport(args[3], args[4]), Path.of(args[6]));
+    Relay relay = Relay.builder(store, journal)
+        .nodeId(args[4])
+        .leaseTtl(Duration.ofMillis(Long.parseLong(args[5])))
+        .publishTimeout(Duration.ofSeconds(25))
+        .pollInterval(Duration.ofMillis(200))
+        .batchSize(200)
+        .workers(2)
+        .completionMode(CompletionMode.MARK)
+        .build();
+    CountDownLatch stopped = new CountDownLatch(1);
+    ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "relay-stats");
+      t.setDaemon(true);
+      return t;
+    });
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      ticker.shutdownNow();
+      relay.close();
+      journal.close();
+      ds.close();
+      System.out.println(FINAL + " " + line(relay.stats()));
+      System.out.flush();
+      stopped.countDown();
+    }, "relay-shutdown"));
+    relay.start();
+    System.out.println(STARTED + " " + relay.nodeId());
+    ticker.scheduleAtFixedRate(() -> System.out.println(STATS + " " + line(relay.stats())),
+        500, 500, TimeUnit.MILLISECONDS);
+    stopped.await();
+  }
+
+  /** {@code kafka|<bootstrap>|<topic>} or {@code rabbitmq|<host>|<port>|<exchange>}. */
+  static Transport transport(String spec, String nodeId) {
+    String[] p = spec.split("\\|");
+    switch (p[0]) {
+      case "kafka" -> {
+        return KafkaPublisher.builder(p[1]).topicRouter(TopicRouter.fixed(p[2]))
+            .property("delivery.timeout.ms", 20_000).property("request.timeout.ms", 5_000).build();
+      }
+      case "rabbitmq" -> {
+        ConnectionFactory f = new ConnectionFactory();
+        f.setHost(p[1]);
+        f.setPort(Integer.parseInt(p[2]));
+        f.setConnectionTimeout(5_000);
+        f.setHandshakeTimeout(5_000);
+        return RabbitPublisher.builder(f).router(RabbitRouter.fixed(p[3])).connectionName("faults-relay-" + nodeId)
+            .confirmTimeout(Duration.ofSeconds(5)).reconnectBackoff(Duration.ofMillis(200)).build();
+      }
+      default -> throw new IllegalArgumentException("unknown transport " + p[0]);
+    }
+  }
+
+  static String line(RelayStats s) {
+    return "published=" + s.published() + " retried=" + s.retried() + " dead=" + s.dead()
+        + " fenced=" + s.fenced() + " outages=" + s.outages() + " batches=" + s.batches();
+  }
+}

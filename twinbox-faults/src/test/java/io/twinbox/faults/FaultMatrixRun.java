@@ -1,0 +1,78 @@
+package io.twinbox.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.twinbox.testkit.KafkaBroker;
+import io.twinbox.testkit.LocalServers;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The full fault matrix, run only with {@code -Pfaults} (see the README): every scenario of
+ * {@link Scenario#matrix()} (or those named by {@code -Dfaults.scenarios=B1,C1}) on every broker of
+ * {@code -Dfaults.brokers} (default {@code kafka,rabbitmq}) where the row's faults can be played,
+ * with {@code -Dfaults.n} events and seed {@code -Dfaults.seed}, one result line each, then
+ * FAULTS-REPORT.md (rows of brokers not run this time are kept from the previous report). Fails
+ * when any scenario breaks an invariant — after writing the report.
+ */
+class FaultMatrixRun {
+  @Test
+  void matrix() throws Exception {
+    LocalServers.require("PostgreSQL", "127.0.0.1", 5432);
+    int n = Integer.getInteger("faults.n", 20_000);
+    long seed = Long.getLong("faults.seed", 1);
+    String only = System.getProperty("faults.scenarios", "all");
+    String brokerList = System.getProperty("faults.brokers", "kafka,rabbitmq");
+    Set<String> wanted = Arrays.stream(only.split(",")).map(String::trim).collect(Collectors.toSet());
+    Path report = Path.of(System.getProperty("faults.report", "../FAULTS-REPORT.md"));
+    List<ScenarioResult> results = new ArrayList<>();
+    List<String> brokers = new ArrayList<>();
+    List<String> errors = new ArrayList<>();
+    for (String name : brokerList.split(",")) {
+      name = name.trim();
+      if (name.equals("rabbitmq") && !LocalServers.isUp(RabbitUnderTest.HOST, RabbitUnderTest.PORT)) {
+        System.err.println("SKIPPED: RabbitMQ is not running on " + RabbitUnderTest.HOST + ":" + RabbitUnderTest.PORT);
+        assertThat(LocalServers.isCi()).as("RabbitMQ missing with CI=true").isFalse();
+        continue;
+      }
+      brokers.add(name);
+      try (BrokerUnderTest broker = switch (name) {
+        case "kafka" -> new KafkaUnderTest(KafkaBroker.start());
+        case "rabbitmq" -> new RabbitUnderTest();
+        default -> throw new IllegalArgumentException("unknown broker " + name);
+      }) {
+        for (Scenario scenario : Scenario.matrix()) {
+          if (!wanted.contains("all") && !wanted.contains(scenario.id())
+              || !scenario.playableOn(broker.supported())) {
+            continue;
+          }
+          try (FaultRun run = new FaultRun(scenario, n, seed, broker, Path.of("target", "faults"))) {
+            ScenarioResult result = run.run();
+            System.out.println(result.line());
+            results.add(result);
+          } catch (Exception e) {
+            // A run that could not complete (a child that never started, a broker that did not come
+            // back) is reported as such; the other rows still run.
+            String error = "[" + scenario.id() + " " + name + "] seed=" + seed + " ERROR " + e;
+            System.out.println(error);
+            e.printStackTrace();
+            errors.add(error.replace('\n', ' '));
+          }
+        }
+      }
+    }
+    String command = "./mvnw -B -pl twinbox-faults -am verify -Pfaults -Dtest=FaultMatrixRun"
+        + " -Dsurefire.failIfNoSpecifiedTests=false -Dfaults.n=" + n + " -Dfaults.seed=" + seed
+        + " -Dfaults.brokers=" + String.join(",", brokers)
+        + (wanted.contains("all") ? "" : " -Dfaults.scenarios=" + only);
+    ReportWriter.write(report, results, errors, brokers, command, n, seed);
+    List<String> failed = results.stream().filter(r -> !r.verdict().ok()).map(ScenarioResult::line).toList();
+    assertThat(failed).as("scenarios that broke an invariant").isEmpty();
+    assertThat(errors).as("scenarios that could not run").isEmpty();
+  }
+}

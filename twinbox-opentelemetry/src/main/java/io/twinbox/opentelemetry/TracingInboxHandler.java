@@ -99,6 +99,7 @@ public final class TracingInboxHandler implements InboxHandler {
   }
 
   /** Runs the wrapped handler inside a consumer span; rethrows what it throws, unchanged. */
+  @SuppressWarnings("try") // the scope only makes the span current
   @Override
   public void handle(Connection connection, InboxMessage message) throws Exception {
     Context parent = HeaderCarrier.extract(propagator, message.headers(), message.traceparent());

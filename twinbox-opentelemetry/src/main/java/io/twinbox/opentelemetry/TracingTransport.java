@@ -112,6 +112,7 @@ public final class TracingTransport implements Transport {
    * Publishes {@code message} through the wrapped transport inside a producer span, with the span's
    * context added to its headers. Never throws more than the wrapped transport does.
    */
+  @SuppressWarnings("try") // the scope only makes the span current
   @Override
   public CompletableFuture<PublishOutcome> send(OutboxMessage message) {
     Context parent = HeaderCarrier.fromTraceparent(Context.root(), message.traceparent());

@@ -70,6 +70,7 @@ class KafkaTracingTest {
   /** What the handler saw: the message and the span current while it ran. */
   record Seen(InboxMessage message, SpanContext current) {}
 
+  @SuppressWarnings("try") // the scope only makes the span current
   @Test
   void oneTraceFromTheWriterThroughTheBrokerToTheHandler() throws Exception {
     String topic = "traced-" + UUID.randomUUID();
@@ -86,13 +87,22 @@ class KafkaTracingTest {
       }
       writer = only(tracing.spans(), s -> s.getName().equals("POST /orders"));
 
-      List<Seen> seen = runFlow(topic, tracing.sdk, 1);
+      // The handler answers OrderCreated with PaymentCaptured, written to its outbox inside the
+      // consumer span: the next service's hop must continue the same trace.
+      List<Seen> seen = runFlow(topic, tracing.sdk, 2, (c, m) -> {
+        if (m.type().equals("OrderCreated")) {
+          Outbox.builder(store).build().write(c, OutboxEvent.builder("PaymentCaptured", 1).aggregate("Order", "o-1")
+              .payload("{}").correlationId(m.correlationId()).causationId(m.id()).build());
+        }
+      });
 
       Seen got = seen.get(0);
-      await().atMost(Duration.ofSeconds(10)).until(() -> tracing.spans().size() >= 3);
+      await().atMost(Duration.ofSeconds(10)).until(() -> tracing.spans().size() >= 5);
       List<SpanData> spans = tracing.spans();
-      SpanData producer = only(spans, s -> s.getKind() == SpanKind.PRODUCER);
-      SpanData consumer = only(spans, s -> s.getKind() == SpanKind.CONSUMER);
+      SpanData producer = only(spans, s -> s.getKind() == SpanKind.PRODUCER && isType(s, "OrderCreated"));
+      SpanData consumer = only(spans, s -> s.getKind() == SpanKind.CONSUMER && isType(s, "OrderCreated"));
+      SpanData answerProducer = only(spans, s -> s.getKind() == SpanKind.PRODUCER && isType(s, "PaymentCaptured"));
+      SpanData answerConsumer = only(spans, s -> s.getKind() == SpanKind.CONSUMER && isType(s, "PaymentCaptured"));
 
       // One trace: writer -> producer (child) -> consumer (child).
       assertThat(producer.getTraceId()).isEqualTo(writer.getTraceId());
@@ -103,6 +113,12 @@ class KafkaTracingTest {
           .isEqualTo(producer.getSpanId());
       assertThat(got.current().getSpanId()).as("the consumer span is current in the handler")
           .isEqualTo(consumer.getSpanId());
+      assertThat(answerProducer.getParentSpanId()).as("the answer was written inside the consumer span")
+          .isEqualTo(consumer.getSpanId());
+      assertThat(answerConsumer.getParentSpanId()).isEqualTo(answerProducer.getSpanId());
+      assertThat(answerConsumer.getTraceId()).as("one trace across both hops").isEqualTo(writer.getTraceId());
+      assertThat(seen.get(1).message().causationId()).isEqualTo(id.toString());
+      assertThat(seen.get(1).message().correlationId()).isEqualTo("corr-1");
 
       // Semantic-convention attributes.
       assertThat(producer.getName()).isEqualTo("send " + topic);
@@ -140,7 +156,7 @@ class KafkaTracingTest {
     UUID id = write(OutboxEvent.builder("OrderCreated", 1).aggregate("Order", "o-2").payload("{\"amount\":7}")
         .header("tenant", "acme").correlationId("corr-2").traceparent(given).build());
 
-    List<Seen> seen = runFlow(topic, OpenTelemetry.noop(), 1);
+    List<Seen> seen = runFlow(topic, OpenTelemetry.noop(), 1, (c, m) -> { });
 
     InboxMessage m = seen.get(0).message();
     assertThat(m.id()).isEqualTo(id.toString());
@@ -161,9 +177,12 @@ class KafkaTracingTest {
   }
 
   /** A relay publishing to {@code topic} and a consumer of it, both traced, until {@code n} messages were handled. */
-  private static List<Seen> runFlow(String topic, OpenTelemetry otel, int n) throws Exception {
+  private static List<Seen> runFlow(String topic, OpenTelemetry otel, int n, InboxHandler effect) throws Exception {
     List<Seen> seen = new CopyOnWriteArrayList<>();
-    InboxHandler handler = (c, m) -> seen.add(new Seen(m, Span.current().getSpanContext()));
+    InboxHandler handler = (c, m) -> {
+      effect.handle(c, m);
+      seen.add(new Seen(m, Span.current().getSpanContext()));
+    };
     TopicRouter router = TopicRouter.fixed(topic);
     Transport traced = TracingTransport.builder(KafkaPublisher.builder(broker.bootstrapServers())
         .topicRouter(router).build(), otel).destination(router::topicFor).build();
@@ -183,6 +202,10 @@ class KafkaTracingTest {
     }
     assertThat(seen).hasSize(n);
     return seen;
+  }
+
+  private static boolean isType(SpanData s, String type) {
+    return type.equals(s.getAttributes().get(EVENT_TYPE));
   }
 
   private static SpanData only(List<SpanData> spans, java.util.function.Predicate<SpanData> p) {

@@ -80,6 +80,7 @@ class TracingTransportTest {
     }
   }
 
+  @SuppressWarnings("try") // the scope only makes the span current
   @Test
   void aMessageWrittenWithoutContextStartsANewTraceNotTheRelayThreads() throws Exception {
     try (Tracing tracing = new Tracing()) {

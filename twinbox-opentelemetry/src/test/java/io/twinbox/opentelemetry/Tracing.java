@@ -24,9 +24,9 @@ final class Tracing implements AutoCloseable {
     return exporter.getFinishedSpanItems();
   }
 
-  /** The W3C traceparent of a sampled span. */
+  /** The W3C traceparent of a span (flags as the SDK set them: sampled, and "random" since 1.6x). */
   static String traceparent(SpanData span) {
-    return "00-" + span.getTraceId() + "-" + span.getSpanId() + "-01";
+    return "00-" + span.getTraceId() + "-" + span.getSpanId() + "-" + span.getSpanContext().getTraceFlags().asHex();
   }
 
   @Override

@@ -1,6 +1,8 @@
 package io.twinbox.spi;
 
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 
@@ -41,5 +43,16 @@ public record OutboxMessage(
   public OutboxMessage withSource(String newSource) {
     return new OutboxMessage(position, id, aggregateType, aggregateId, sequence, partition, type, version,
         payload, headers, correlationId, causationId, traceparent, occurredAt, createdAt, attempts, newSource);
+  }
+
+  /**
+   * The same message with other user headers, for a {@link Transport} decorator that adds wire
+   * headers (e.g. W3C {@code traceparent}); transports write user headers under their own names.
+   * The map is copied, its order kept.
+   */
+  public OutboxMessage withHeaders(Map<String, String> newHeaders) {
+    Map<String, String> copy = Collections.unmodifiableMap(new LinkedHashMap<>(newHeaders));
+    return new OutboxMessage(position, id, aggregateType, aggregateId, sequence, partition, type, version,
+        payload, copy, correlationId, causationId, traceparent, occurredAt, createdAt, attempts, source);
   }
 }

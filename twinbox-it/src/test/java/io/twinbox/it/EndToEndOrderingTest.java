@@ -47,7 +47,7 @@ class EndToEndOrderingTest {
 
     RelayStats stats;
     CheckResult result;
-    Workload work = new Workload(db.dataSource(), outbox, 1_000, TestDb.scaled(10_000, 1_000), 8, 0.10, 0, 1);
+    Workload work = new Workload(db.dataSource(), outbox, 1_000, 10_000, 8, 0.10, 0, 1);
     try (KafkaPublisher kafka = Scenario.kafka(broker.bootstrapServers(), topic);
         Relay relay = Relay.builder(store, kafka).nodeId("it-ordering").build()) {
       relay.start();

@@ -112,7 +112,7 @@ class RelayCrashTest {
   private static Map<String, Long> owners() {
     List<Map<String, Object>> rows = Db.rows(db.dataSource(),
         "SELECT owner, count(*) AS n FROM twinbox_relay_lease WHERE owner IS NOT NULL"
-            + " AND lease_until > clock_timestamp() GROUP BY owner");
+            + " AND lease_until > " + TestDb.now() + " GROUP BY owner");
     return rows.stream().collect(Collectors.toMap(r -> (String) r.get("owner"), r -> (Long) r.get("n")));
   }
 }

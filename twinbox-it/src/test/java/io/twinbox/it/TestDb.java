@@ -64,6 +64,11 @@ final class TestDb implements AutoCloseable {
             + " note text NOT NULL)";
   }
 
+  /** The current time in the store's own lease arithmetic (UTC on MariaDB). */
+  static String now() {
+    return MARIADB ? "UTC_TIMESTAMP(6)" : "clock_timestamp()";
+  }
+
   /** Binds an event id: a {@code uuid} on PostgreSQL, a {@code VARCHAR(36)} on MariaDB. */
   static void setId(java.sql.PreparedStatement ps, int index, java.util.UUID id) throws java.sql.SQLException {
     if (MARIADB) {

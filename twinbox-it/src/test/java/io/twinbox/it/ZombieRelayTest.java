@@ -116,7 +116,7 @@ class ZombieRelayTest {
   private static Map<String, Long> owners() {
     return Db.rows(db.dataSource(),
             "SELECT owner, count(*) AS n FROM twinbox_relay_lease WHERE owner IS NOT NULL"
-                + " AND lease_until > clock_timestamp() GROUP BY owner")
+                + " AND lease_until > " + TestDb.now() + " GROUP BY owner")
         .stream().collect(Collectors.toMap(r -> (String) r.get("owner"), r -> (Long) r.get("n")));
   }
 }

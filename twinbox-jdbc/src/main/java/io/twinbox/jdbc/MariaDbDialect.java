@@ -91,13 +91,14 @@ public final class MariaDbDialect implements SqlDialect {
       "SELECT COUNT(*) FROM twinbox_relay_node WHERE heartbeat_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND";
 
   /*
-   * Free leases are picked by a plain read, then locked by primary key: a locking read with ORDER BY
-   * RAND() would lock all 64 rows it sorts, not only the ones it returns.
+   * Free leases are read plainly, then locked by primary key, as many keys as still wanted per
+   * round: a locking read with ORDER BY RAND() would lock all 64 rows it sorts, and one with a
+   * LIMIT over a longer key list still locks rows past the limit (InnoDB reads ahead). The plain
+   * read also lists rows another relay is taking right now (not committed yet); SKIP LOCKED passes
+   * over those and the next round asks for other candidates.
    */
-  private static final String FREE_LEASES = """
-      SELECT partition_no FROM twinbox_relay_lease
-       WHERE owner IS NULL OR lease_until < UTC_TIMESTAMP(6)
-       ORDER BY RAND() LIMIT ?""";
+  private static final String FREE_LEASES =
+      "SELECT partition_no FROM twinbox_relay_lease WHERE owner IS NULL OR lease_until < UTC_TIMESTAMP(6)";
 
   private static final String LOCK_FREE_LEASES = """
       SELECT partition_no FROM twinbox_relay_lease FORCE INDEX (PRIMARY)
@@ -259,8 +260,16 @@ public final class MariaDbDialect implements SqlDialect {
 
   @Override
   public void checkVersion(Connection c) throws SQLException {
-    String product = c.getMetaData().getDatabaseProductName();
-    String version = c.getMetaData().getDatabaseProductVersion();
+    checkVersion(c.getMetaData().getDatabaseProductName(), c.getMetaData().getDatabaseProductVersion());
+  }
+
+  /**
+   * Refuses MySQL (no {@code INSERT … RETURNING}) and MariaDB older than {@value #MIN_MAJOR}.{@value
+   * #MIN_MINOR} (no {@code SKIP LOCKED}), with the server's own version in the message.
+   */
+  static void checkVersion(String product, String reported) {
+    // Old protocol versions report MariaDB 10+ as "5.5.5-10.x.y-MariaDB".
+    String version = reported.startsWith("5.5.5-") ? reported.substring("5.5.5-".length()) : reported;
     boolean mariadb = version.toLowerCase(java.util.Locale.ROOT).contains("mariadb")
         || product.toLowerCase(java.util.Locale.ROOT).contains("mariadb");
     if (!mariadb) {
@@ -393,7 +402,6 @@ public final class MariaDbDialect implements SqlDialect {
   public List<PartitionLease> acquire(Connection c, String nodeId, int max, Duration ttl) throws SQLException {
     List<Integer> candidates = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(FREE_LEASES)) {
-      ps.setInt(1, max);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           candidates.add(rs.getInt(1));
@@ -403,16 +411,24 @@ public final class MariaDbDialect implements SqlDialect {
     if (candidates.isEmpty()) {
       return List.of();
     }
-    Collections.sort(candidates);
+    Collections.shuffle(candidates); // relays starting together spread over the partitions
     List<Integer> free = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(LOCK_FREE_LEASES.formatted(marks(candidates.size())))) {
-      bindInts(ps, 1, candidates);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          free.add(rs.getInt(1));
+    int next = 0;
+    while (free.size() < max && next < candidates.size()) {
+      List<Integer> round = new ArrayList<>(
+          candidates.subList(next, Math.min(candidates.size(), next + max - free.size())));
+      next += round.size();
+      Collections.sort(round);
+      try (PreparedStatement ps = c.prepareStatement(LOCK_FREE_LEASES.formatted(marks(round.size())))) {
+        bindInts(ps, 1, round);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            free.add(rs.getInt(1));
+          }
         }
       }
     }
+    Collections.sort(free);
     if (free.isEmpty()) {
       return List.of();
     }

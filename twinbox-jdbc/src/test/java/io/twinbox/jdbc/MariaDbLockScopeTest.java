@@ -113,6 +113,38 @@ class MariaDbLockScopeTest {
   }
 
   @Test
+  void claimAndCompletionNeverWaitOnAWritersUncommittedRow() throws Exception {
+    List<PartitionLease> all;
+    try (Connection c = begin()) {
+      all = DIALECT.acquire(c, "relay-a", 64, TTL);
+      c.commit();
+    }
+    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+      for (int i = 0; i < 20; i++) {
+        st.execute("INSERT INTO twinbox_outbox (id, aggregate_type, aggregate_id, type, version, payload)"
+            + " VALUES (UUID(), 'Order', 'order-" + i + "', 'OrderPlaced', 1, '{}')");
+      }
+    }
+    try (Connection writer = begin(); Connection relay = begin()) {
+      // A writer's transaction is open with a new event of an aggregate the relay also publishes.
+      try (Statement st = writer.createStatement()) {
+        st.execute("INSERT INTO twinbox_outbox (id, aggregate_type, aggregate_id, type, version, payload)"
+            + " VALUES (UUID(), 'Order', 'order-late', 'OrderPlaced', 1, '{}')");
+      }
+      List<io.twinbox.spi.OutboxMessage> claimed = DIALECT.claim(relay, "relay-a", all, 100);
+      assertThat(claimed).hasSize(20);
+      relay.commit();
+      io.twinbox.spi.Completion done =
+          DIALECT.complete(relay, "relay-a", all, claimed, List.of(), CompletionMode.DELETE);
+      assertThat(done.completed()).isEqualTo(20);
+      // The 64 lease rows it holds and the 20 rows it deleted.
+      assertThat(rowsLocked(relay)).isLessThanOrEqualTo(64 + 20);
+      relay.commit();
+      writer.rollback();
+    }
+  }
+
+  @Test
   void aRelayFrozenInsideItsTransactionIsEndedByTheServer() throws Exception {
     Connection frozen = begin();
     try {

@@ -16,7 +16,6 @@ import io.twinbox.kafka.KafkaPublisher;
 import io.twinbox.testkit.CheckResult;
 import io.twinbox.testkit.ExpectedEvent;
 import io.twinbox.testkit.KafkaBroker;
-import io.twinbox.testkit.PostgresDatabase;
 import io.twinbox.testkit.RecordingTransport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -37,7 +36,7 @@ import org.junit.jupiter.api.Test;
  */
 class BadInputTest {
   private static final String AGGREGATE = "order-bad-input";
-  private static PostgresDatabase db;
+  private static TestDb db;
 
   @BeforeAll
   static void database() throws Exception {
@@ -53,7 +52,7 @@ class BadInputTest {
 
   @Test
   void writeToUnmigratedDatabaseFailsWithSchemaNotMigrated() throws Exception {
-    try (PostgresDatabase empty = PostgresDatabase.create()) {
+    try (TestDb empty = TestDb.create()) {
       JdbcStore store = JdbcStore.builder(empty.dataSource()).build();
       Outbox outbox = Outbox.builder(store).build();
       try (Connection c = empty.dataSource().getConnection()) {

@@ -12,7 +12,6 @@ import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.kafka.KafkaPublisher;
 import io.twinbox.testkit.CheckResult;
 import io.twinbox.testkit.KafkaBroker;
-import io.twinbox.testkit.PostgresDatabase;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,9 +27,9 @@ import org.junit.jupiter.api.Test;
  * {@code attempts = 0}.
  */
 class BrokerOutageTest {
-  private static final int EVENTS = 6_000;
+  private static final int EVENTS = TestDb.scaled(6_000, 1_000);
   private static final Duration OUTAGE = Duration.ofSeconds(15);
-  private static PostgresDatabase db;
+  private static TestDb db;
   private static KafkaBroker broker;
 
   @BeforeAll

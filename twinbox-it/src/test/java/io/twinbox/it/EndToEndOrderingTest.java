@@ -10,7 +10,6 @@ import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.kafka.KafkaPublisher;
 import io.twinbox.testkit.CheckResult;
 import io.twinbox.testkit.KafkaBroker;
-import io.twinbox.testkit.PostgresDatabase;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * ones, each aggregate's first deliveries in commit order, and — no fault happened — no duplicate.
  */
 class EndToEndOrderingTest {
-  private static PostgresDatabase db;
+  private static TestDb db;
 
   @BeforeAll
   static void database() throws Exception {

@@ -14,7 +14,6 @@ import io.twinbox.testkit.Delivery;
 import io.twinbox.testkit.ExpectedEvent;
 import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.KafkaDeliveryReader;
-import io.twinbox.testkit.PostgresDatabase;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +36,7 @@ import org.junit.jupiter.api.Test;
  */
 class LateCommitTest {
   private static final String LATE = "order-late";
-  private static PostgresDatabase db;
+  private static TestDb db;
 
   @BeforeAll
   static void database() throws Exception {
@@ -129,7 +128,7 @@ class LateCommitTest {
 
   private static long position(Connection c, UUID id) throws Exception {
     try (var ps = c.prepareStatement("SELECT position FROM twinbox_outbox WHERE id = ?")) {
-      ps.setObject(1, id);
+      TestDb.setId(ps, 1, id);
       try (var rs = ps.executeQuery()) {
         rs.next();
         return rs.getLong(1);

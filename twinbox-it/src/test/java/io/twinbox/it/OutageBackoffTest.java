@@ -10,7 +10,6 @@ import io.twinbox.RelayStats;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.testkit.CheckResult;
 import io.twinbox.testkit.KafkaBroker;
-import io.twinbox.testkit.PostgresDatabase;
 import io.twinbox.testkit.RecordingTransport;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -27,7 +26,7 @@ import org.junit.jupiter.api.Test;
  */
 class OutageBackoffTest {
   private static final Duration OUTAGE = Duration.ofSeconds(6);
-  private static PostgresDatabase db;
+  private static TestDb db;
 
   @BeforeAll
   static void database() throws Exception {

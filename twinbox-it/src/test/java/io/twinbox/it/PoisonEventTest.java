@@ -17,7 +17,6 @@ import io.twinbox.testkit.DeliveryChecker;
 import io.twinbox.testkit.ExpectedEvent;
 import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.KafkaDeliveryReader;
-import io.twinbox.testkit.PostgresDatabase;
 import io.twinbox.testkit.RecordingTransport;
 import java.sql.Connection;
 import java.time.Duration;
@@ -41,7 +40,7 @@ import org.junit.jupiter.api.Test;
 class PoisonEventTest {
   private static final String POISON = "order-poison";
   private static final int MAX_ATTEMPTS = 4;
-  private static PostgresDatabase db;
+  private static TestDb db;
 
   @BeforeAll
   static void database() throws Exception {

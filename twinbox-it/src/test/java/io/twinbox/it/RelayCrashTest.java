@@ -7,7 +7,6 @@ import io.twinbox.Outbox;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.testkit.CheckResult;
 import io.twinbox.testkit.KafkaBroker;
-import io.twinbox.testkit.PostgresDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -28,8 +27,8 @@ import org.junit.jupiter.api.Test;
  */
 class RelayCrashTest {
   private static final Duration TTL = Duration.ofSeconds(3);
-  private static final int EVENTS = 6_000;
-  private static PostgresDatabase db;
+  private static final int EVENTS = TestDb.scaled(6_000, 1_000);
+  private static TestDb db;
   private RelayProcesses relays;
 
   @BeforeAll
@@ -113,7 +112,7 @@ class RelayCrashTest {
   private static Map<String, Long> owners() {
     List<Map<String, Object>> rows = Db.rows(db.dataSource(),
         "SELECT owner, count(*) AS n FROM twinbox_relay_lease WHERE owner IS NOT NULL"
-            + " AND lease_until > clock_timestamp() GROUP BY owner");
+            + " AND lease_until > " + TestDb.now() + " GROUP BY owner");
     return rows.stream().collect(Collectors.toMap(r -> (String) r.get("owner"), r -> (Long) r.get("n")));
   }
 }

@@ -1,6 +1,5 @@
 package io.twinbox.it;
 
-import io.twinbox.testkit.PostgresDatabase;
 import io.twinbox.testkit.internal.ChildProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,7 +40,7 @@ final class RelayProcesses implements AutoCloseable {
   }
 
   /** Starts relay JVMs side by side (JVM start-up dominates) and waits until all have started. */
-  List<Child> startAll(PostgresDatabase db, String bootstrap, String topic, Duration leaseTtl, String... nodeIds) {
+  List<Child> startAll(TestDb db, String bootstrap, String topic, Duration leaseTtl, String... nodeIds) {
     List<Child> started = new ArrayList<>();
     for (String nodeId : nodeIds) {
       started.add(launch(db, bootstrap, topic, nodeId, leaseTtl));
@@ -50,7 +49,7 @@ final class RelayProcesses implements AutoCloseable {
     return started;
   }
 
-  private Child launch(PostgresDatabase db, String bootstrap, String topic, String nodeId, Duration leaseTtl) {
+  private Child launch(TestDb db, String bootstrap, String topic, String nodeId, Duration leaseTtl) {
     Path log = dir.resolve(nodeId + ".log");
     try {
       Files.deleteIfExists(log);

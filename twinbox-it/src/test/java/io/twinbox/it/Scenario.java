@@ -8,8 +8,6 @@ import io.twinbox.testkit.Delivery;
 import io.twinbox.testkit.DeliveryChecker;
 import io.twinbox.testkit.ExpectedEvent;
 import io.twinbox.testkit.KafkaDeliveryReader;
-import io.twinbox.testkit.LocalServers;
-import io.twinbox.testkit.PostgresDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -28,14 +26,13 @@ import java.util.stream.Collectors;
 /** What every scenario does the same way: servers, topics, the checker, the result line. */
 final class Scenario {
   /** Every result line is also appended here, so one file shows the whole run. */
-  static final Path RESULTS = Path.of("target", "it-results.txt");
+  static final Path RESULTS = Path.of("target", TestDb.MARIADB ? "it-results-mariadb.txt" : "it-results.txt");
 
   private Scenario() {}
 
   /** A fresh database with the Twinbox schema and the writers' business table. */
-  static PostgresDatabase migratedDatabase() throws Exception {
-    LocalServers.require("PostgreSQL", "127.0.0.1", 5432);
-    PostgresDatabase db = PostgresDatabase.create();
+  static TestDb migratedDatabase() throws Exception {
+    TestDb db = TestDb.create();
     JdbcStore.builder(db.dataSource()).build().migrate();
     Workload.createBusinessTable(db.dataSource());
     return db;
@@ -61,7 +58,7 @@ final class Scenario {
 
   /** Prints {@code [tag] text} to stdout and appends it to {@link #RESULTS}. */
   static void report(String tag, String text) {
-    String line = "[" + tag + "] " + text;
+    String line = "[" + tag + "] store=" + TestDb.STORE + " " + text;
     System.out.println(line);
     try {
       Files.createDirectories(RESULTS.getParent());

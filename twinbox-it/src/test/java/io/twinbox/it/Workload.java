@@ -73,8 +73,7 @@ final class Workload {
 
   /** Makes the business table the writers insert into (next to the outbox rows). */
   static void createBusinessTable(DataSource ds) throws SQLException {
-    Db.exec(ds, "CREATE TABLE IF NOT EXISTS orders (id bigserial PRIMARY KEY, aggregate_id text NOT NULL,"
-        + " note text NOT NULL)");
+    Db.exec(ds, TestDb.businessTableDdl());
   }
 
   Workload start() {
@@ -173,11 +172,26 @@ final class Workload {
   /** The sequences the store assigned, read inside the writing transaction. */
   static Map<UUID, Long> sequences(Connection c, List<UUID> ids) throws SQLException {
     Map<UUID, Long> result = new HashMap<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT id, sequence FROM twinbox_outbox WHERE id = ANY(?)")) {
-      ps.setArray(1, c.createArrayOf("uuid", ids.toArray()));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          result.put(rs.getObject(1, UUID.class), rs.getLong(2));
+    if (TestDb.MARIADB) {
+      String marks = String.join(", ", java.util.Collections.nCopies(ids.size(), "?"));
+      try (PreparedStatement ps = c.prepareStatement(
+          "SELECT id, sequence FROM twinbox_outbox WHERE id IN (" + marks + ")")) {
+        for (int i = 0; i < ids.size(); i++) {
+          ps.setString(i + 1, ids.get(i).toString());
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            result.put(UUID.fromString(rs.getString(1)), rs.getLong(2));
+          }
+        }
+      }
+    } else {
+      try (PreparedStatement ps = c.prepareStatement("SELECT id, sequence FROM twinbox_outbox WHERE id = ANY(?)")) {
+        ps.setArray(1, c.createArrayOf("uuid", ids.toArray()));
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            result.put(rs.getObject(1, UUID.class), rs.getLong(2));
+          }
         }
       }
     }

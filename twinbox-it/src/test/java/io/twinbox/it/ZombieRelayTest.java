@@ -7,7 +7,6 @@ import io.twinbox.Outbox;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.testkit.CheckResult;
 import io.twinbox.testkit.KafkaBroker;
-import io.twinbox.testkit.PostgresDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +30,7 @@ class ZombieRelayTest {
   private static final Duration TTL = Duration.ofSeconds(2);
   private static final Duration PAUSE = Duration.ofSeconds(5);
   private static final int MAX_PAUSES = 5;
-  private static PostgresDatabase db;
+  private static TestDb db;
   private RelayProcesses relays;
 
   @BeforeAll
@@ -117,7 +116,7 @@ class ZombieRelayTest {
   private static Map<String, Long> owners() {
     return Db.rows(db.dataSource(),
             "SELECT owner, count(*) AS n FROM twinbox_relay_lease WHERE owner IS NOT NULL"
-                + " AND lease_until > clock_timestamp() GROUP BY owner")
+                + " AND lease_until > " + TestDb.now() + " GROUP BY owner")
         .stream().collect(Collectors.toMap(r -> (String) r.get("owner"), r -> (Long) r.get("n")));
   }
 }

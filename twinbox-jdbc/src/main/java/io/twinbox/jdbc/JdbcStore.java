@@ -220,7 +220,7 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
     return Transactions.run(dataSource, dialect, what, c -> {
       dialect.prepareRelayTransaction(c);
       return work.run(c);
-    });
+    }, dialect::finishRelayTransaction);
   }
 
   /** Configures a {@link JdbcStore}. Not thread-safe. */

@@ -73,19 +73,40 @@ public final class MariaDbDialect implements SqlDialect {
       INSERT INTO twinbox_relay_node (node_id, heartbeat_at) VALUES (?, UTC_TIMESTAMP(6))
       ON DUPLICATE KEY UPDATE heartbeat_at = UTC_TIMESTAMP(6)""";
 
-  private static final String FORGET_DEAD_NODES =
-      "DELETE FROM twinbox_relay_node WHERE heartbeat_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND";
+  /*
+   * InnoDB locks every row that a locking statement's index scan touches, matching or not. A DELETE
+   * filtered on heartbeat_at (no index) would lock every node's row and deadlock with the other
+   * relays' heartbeats; so the dead are read plainly first and deleted by primary key. FORCE INDEX:
+   * on a small or fresh table the optimizer prefers a full scan even for a key list, and that scan
+   * would lock every row again (see the completions below).
+   */
+  private static final String DEAD_NODES =
+      "SELECT node_id FROM twinbox_relay_node WHERE heartbeat_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND";
+
+  private static final String FORGET_DEAD_NODES = """
+      DELETE n FROM twinbox_relay_node AS n FORCE INDEX (PRIMARY)
+       WHERE n.node_id IN (%s) AND heartbeat_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND""";
 
   private static final String LIVE_NODES =
       "SELECT COUNT(*) FROM twinbox_relay_node WHERE heartbeat_at > UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND";
 
-  private static final String FREE_LEASES = """
-      SELECT partition_no FROM twinbox_relay_lease
-       WHERE owner IS NULL OR lease_until < UTC_TIMESTAMP(6)
-       ORDER BY RAND() LIMIT ? FOR UPDATE SKIP LOCKED""";
+  /*
+   * Free leases are read plainly, then locked by primary key, as many keys as still wanted per
+   * round: a locking read with ORDER BY RAND() would lock all 64 rows it sorts, and one with a
+   * LIMIT over a longer key list still locks rows past the limit (InnoDB reads ahead). The plain
+   * read also lists rows another relay is taking right now (not committed yet); SKIP LOCKED passes
+   * over those and the next round asks for other candidates.
+   */
+  private static final String FREE_LEASES =
+      "SELECT partition_no FROM twinbox_relay_lease WHERE owner IS NULL OR lease_until < UTC_TIMESTAMP(6)";
+
+  private static final String LOCK_FREE_LEASES = """
+      SELECT partition_no FROM twinbox_relay_lease FORCE INDEX (PRIMARY)
+       WHERE partition_no IN (%s) AND (owner IS NULL OR lease_until < UTC_TIMESTAMP(6))
+       FOR UPDATE SKIP LOCKED""";
 
   private static final String TAKE_LEASES = """
-      UPDATE twinbox_relay_lease
+      UPDATE twinbox_relay_lease FORCE INDEX (PRIMARY)
          SET owner = ?, epoch = epoch + 1, lease_until = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,
              acquired_at = UTC_TIMESTAMP(6)
        WHERE partition_no IN (%s) AND (owner IS NULL OR lease_until < UTC_TIMESTAMP(6))""";
@@ -94,15 +115,16 @@ public final class MariaDbDialect implements SqlDialect {
       "SELECT partition_no, epoch FROM twinbox_relay_lease WHERE owner = ? AND partition_no IN (%s)";
 
   private static final String RENEW = """
-      UPDATE twinbox_relay_lease SET lease_until = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
-       WHERE owner = ? AND (partition_no, epoch) IN (%s)""";
+      UPDATE twinbox_relay_lease FORCE INDEX (PRIMARY) SET lease_until = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND
+       WHERE partition_no IN (%s) AND owner = ? AND (partition_no, epoch) IN (%s)""";
 
   private static final String HELD = """
-      SELECT partition_no, epoch FROM twinbox_relay_lease WHERE owner = ? AND (partition_no, epoch) IN (%s)""";
+      SELECT partition_no, epoch FROM twinbox_relay_lease FORCE INDEX (PRIMARY)
+       WHERE partition_no IN (%s) AND owner = ? AND (partition_no, epoch) IN (%s)""";
 
   private static final String RELEASE = """
-      UPDATE twinbox_relay_lease SET owner = NULL, lease_until = '1970-01-01 00:00:00'
-       WHERE owner = ? AND (partition_no, epoch) IN (%s)""";
+      UPDATE twinbox_relay_lease FORCE INDEX (PRIMARY) SET owner = NULL, lease_until = '1970-01-01 00:00:00'
+       WHERE partition_no IN (%s) AND owner = ? AND (partition_no, epoch) IN (%s)""";
 
   private static final String LEAVE = "DELETE FROM twinbox_relay_node WHERE node_id = ?";
 
@@ -125,8 +147,14 @@ public final class MariaDbDialect implements SqlDialect {
        ORDER BY o.position
        LIMIT ?""";
 
+  /*
+   * The lease statements below reach their rows by primary key: a (partition_no, epoch) pair test
+   * alone is not index-usable, and InnoDB would lock every lease row of its full scan. FORCE INDEX
+   * as for the node rows above: 64 rows are few enough for the optimizer to choose a scan.
+   */
   private static final String LOCK_HELD_LEASES = """
-      SELECT partition_no FROM twinbox_relay_lease WHERE owner = ? AND (partition_no, epoch) IN (%s) FOR UPDATE""";
+      SELECT partition_no FROM twinbox_relay_lease FORCE INDEX (PRIMARY)
+       WHERE partition_no IN (%s) AND owner = ? AND (partition_no, epoch) IN (%s) FOR UPDATE""";
 
   /*
    * Completions must reach their rows by primary key. A locking statement that scans (as InnoDB
@@ -205,10 +233,43 @@ public final class MariaDbDialect implements SqlDialect {
     return ScriptSplitter.split(script);
   }
 
+  /**
+   * A relay frozen inside one of its transactions (SIGSTOP, a long GC pause, a stalled host) would
+   * keep its lease rows locked, and a successor's {@code SKIP LOCKED} acquire would skip them for as
+   * long as the freeze lasts. The server ends a connection idle for 2 s inside a transaction
+   * (MariaDB's {@code idle_transaction_timeout}, whole seconds), releasing its locks; the frozen
+   * relay's late completion then fails, which only causes a republish. MariaDB has no
+   * transaction-local setting, so the session value is put back after the transaction ({@link
+   * #finishRelayTransaction}): the pool may be shared with the application's own transactions.
+   */
+  static final int RELAY_IDLE_TRANSACTION_TIMEOUT_SECONDS = 2;
+
+  @Override
+  public void prepareRelayTransaction(Connection c) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute("SET SESSION idle_transaction_timeout = " + RELAY_IDLE_TRANSACTION_TIMEOUT_SECONDS);
+    }
+  }
+
+  @Override
+  public void finishRelayTransaction(Connection c) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute("SET SESSION idle_transaction_timeout = DEFAULT");
+    }
+  }
+
   @Override
   public void checkVersion(Connection c) throws SQLException {
-    String product = c.getMetaData().getDatabaseProductName();
-    String version = c.getMetaData().getDatabaseProductVersion();
+    checkVersion(c.getMetaData().getDatabaseProductName(), c.getMetaData().getDatabaseProductVersion());
+  }
+
+  /**
+   * Refuses MySQL (no {@code INSERT … RETURNING}) and MariaDB older than {@value #MIN_MAJOR}.{@value
+   * #MIN_MINOR} (no {@code SKIP LOCKED}), with the server's own version in the message.
+   */
+  static void checkVersion(String product, String reported) {
+    // Old protocol versions report MariaDB 10+ as "5.5.5-10.x.y-MariaDB".
+    String version = reported.startsWith("5.5.5-") ? reported.substring("5.5.5-".length()) : reported;
     boolean mariadb = version.toLowerCase(java.util.Locale.ROOT).contains("mariadb")
         || product.toLowerCase(java.util.Locale.ROOT).contains("mariadb");
     if (!mariadb) {
@@ -306,12 +367,29 @@ public final class MariaDbDialect implements SqlDialect {
   @Override
   public int heartbeat(Connection c, String nodeId, Duration ttl) throws SQLException {
     try (PreparedStatement up = c.prepareStatement(HEARTBEAT);
-        PreparedStatement forget = c.prepareStatement(FORGET_DEAD_NODES);
+        PreparedStatement dead = c.prepareStatement(DEAD_NODES);
         PreparedStatement count = c.prepareStatement(LIVE_NODES)) {
       up.setString(1, nodeId);
       up.executeUpdate();
-      forget.setLong(1, micros(ttl) * 10);
-      forget.executeUpdate();
+      long deadAfter = micros(ttl) * 10;
+      dead.setLong(1, deadAfter);
+      List<String> candidates = new ArrayList<>();
+      try (ResultSet rs = dead.executeQuery()) {
+        while (rs.next()) {
+          candidates.add(rs.getString(1));
+        }
+      }
+      if (!candidates.isEmpty()) {
+        Collections.sort(candidates); // one lock order among relays forgetting the same nodes
+        try (PreparedStatement forget = c.prepareStatement(FORGET_DEAD_NODES.formatted(marks(candidates.size())))) {
+          int i = 1;
+          for (String id : candidates) {
+            forget.setString(i++, id);
+          }
+          forget.setLong(i, deadAfter);
+          forget.executeUpdate();
+        }
+      }
       count.setLong(1, micros(ttl));
       try (ResultSet rs = count.executeQuery()) {
         rs.next();
@@ -322,15 +400,35 @@ public final class MariaDbDialect implements SqlDialect {
 
   @Override
   public List<PartitionLease> acquire(Connection c, String nodeId, int max, Duration ttl) throws SQLException {
-    List<Integer> free = new ArrayList<>();
+    List<Integer> candidates = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(FREE_LEASES)) {
-      ps.setInt(1, max);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          free.add(rs.getInt(1));
+          candidates.add(rs.getInt(1));
         }
       }
     }
+    if (candidates.isEmpty()) {
+      return List.of();
+    }
+    Collections.shuffle(candidates); // relays starting together spread over the partitions
+    List<Integer> free = new ArrayList<>();
+    int next = 0;
+    while (free.size() < max && next < candidates.size()) {
+      List<Integer> round = new ArrayList<>(
+          candidates.subList(next, Math.min(candidates.size(), next + max - free.size())));
+      next += round.size();
+      Collections.sort(round);
+      try (PreparedStatement ps = c.prepareStatement(LOCK_FREE_LEASES.formatted(marks(round.size())))) {
+        bindInts(ps, 1, round);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            free.add(rs.getInt(1));
+          }
+        }
+      }
+    }
+    Collections.sort(free);
     if (free.isEmpty()) {
       return List.of();
     }
@@ -353,15 +451,17 @@ public final class MariaDbDialect implements SqlDialect {
     if (leases.isEmpty()) {
       return List.of();
     }
-    try (PreparedStatement ps = c.prepareStatement(RENEW.formatted(pairs(leases.size())))) {
+    try (PreparedStatement ps = c.prepareStatement(RENEW.formatted(marks(leases.size()), pairs(leases.size())))) {
       ps.setLong(1, micros(ttl));
-      ps.setString(2, nodeId);
-      bindLeases(ps, 3, leases);
+      int i = bindPartitions(ps, 2, leases);
+      ps.setString(i++, nodeId);
+      bindLeases(ps, i, leases);
       ps.executeUpdate();
     }
-    try (PreparedStatement ps = c.prepareStatement(HELD.formatted(pairs(leases.size())))) {
-      ps.setString(1, nodeId);
-      bindLeases(ps, 2, leases);
+    try (PreparedStatement ps = c.prepareStatement(HELD.formatted(marks(leases.size()), pairs(leases.size())))) {
+      int i = bindPartitions(ps, 1, leases);
+      ps.setString(i++, nodeId);
+      bindLeases(ps, i, leases);
       return leases(ps);
     }
   }
@@ -371,9 +471,10 @@ public final class MariaDbDialect implements SqlDialect {
     if (leases.isEmpty()) {
       return;
     }
-    try (PreparedStatement ps = c.prepareStatement(RELEASE.formatted(pairs(leases.size())))) {
-      ps.setString(1, nodeId);
-      bindLeases(ps, 2, leases);
+    try (PreparedStatement ps = c.prepareStatement(RELEASE.formatted(marks(leases.size()), pairs(leases.size())))) {
+      int i = bindPartitions(ps, 1, leases);
+      ps.setString(i++, nodeId);
+      bindLeases(ps, i, leases);
       ps.executeUpdate();
     }
   }
@@ -417,9 +518,11 @@ public final class MariaDbDialect implements SqlDialect {
       List<OutboxMessage> published, List<FailedPublish> failed, CompletionMode mode) throws SQLException {
     List<Integer> held = new ArrayList<>();
     if (!leases.isEmpty()) {
-      try (PreparedStatement ps = c.prepareStatement(LOCK_HELD_LEASES.formatted(pairs(leases.size())))) {
-        ps.setString(1, nodeId);
-        bindLeases(ps, 2, leases);
+      try (PreparedStatement ps = c.prepareStatement(
+          LOCK_HELD_LEASES.formatted(marks(leases.size()), pairs(leases.size())))) {
+        int i = bindPartitions(ps, 1, leases);
+        ps.setString(i++, nodeId);
+        bindLeases(ps, i, leases);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             held.add(rs.getInt(1));
@@ -589,6 +692,14 @@ public final class MariaDbDialect implements SqlDialect {
   private static int bindInts(PreparedStatement ps, int index, List<Integer> values) throws SQLException {
     for (int v : values) {
       ps.setInt(index++, v);
+    }
+    return index;
+  }
+
+  private static int bindPartitions(PreparedStatement ps, int index, Collection<PartitionLease> leases)
+      throws SQLException {
+    for (PartitionLease l : leases) {
+      ps.setInt(index++, l.partition());
     }
     return index;
   }

@@ -48,6 +48,13 @@ public interface SqlDialect {
    */
   default void prepareRelayTransaction(Connection c) throws SQLException {}
 
+  /**
+   * Undoes session settings of {@link #prepareRelayTransaction} that outlive the transaction, run on
+   * the same connection after its commit or rollback, before it returns to the pool (which the
+   * application may share). Default: nothing to undo.
+   */
+  default void finishRelayTransaction(Connection c) throws SQLException {}
+
   /** Takes a lock that serialises concurrent migrations. */
   void lockForMigration(Connection c) throws SQLException;
 

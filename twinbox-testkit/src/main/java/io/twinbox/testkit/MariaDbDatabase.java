@@ -99,6 +99,16 @@ public final class MariaDbDatabase implements AutoCloseable {
     return url(name);
   }
 
+  /** The user the pool connects as (for a child process that opens its own pool). */
+  public String databaseUser() {
+    return user();
+  }
+
+  /** That user's password, for a child process's own pool; never log it. */
+  public String databasePassword() {
+    return password();
+  }
+
   /** A HikariCP pool on the database, at most {@value #MAX_CONNECTIONS} connections. */
   public DataSource dataSource() {
     return pool;

@@ -17,31 +17,62 @@ public final class Transactions {
     T run(Connection c) throws SQLException;
   }
 
+  /** Work on a connection outside any transaction. */
+  @FunctionalInterface
+  public interface SqlAction {
+    void run(Connection c) throws SQLException;
+  }
+
   /** Runs {@code work} in its own transaction and commits; rolls back on any failure. */
   public static <T> T run(DataSource dataSource, SqlDialect dialect, String what, SqlWork<T> work) {
+    return run(dataSource, dialect, what, work, c -> {});
+  }
+
+  /**
+   * As {@link #run(DataSource, SqlDialect, String, SqlWork)}, then runs {@code after} on the same
+   * connection once the transaction has ended, committed or not; its failure fails the call.
+   */
+  public static <T> T run(DataSource dataSource, SqlDialect dialect, String what, SqlWork<T> work,
+      SqlAction after) {
     try (Connection c = dataSource.getConnection()) {
-      boolean autoCommit = c.getAutoCommit();
-      if (autoCommit) {
-        c.setAutoCommit(false);
-      }
+      T result;
       try {
-        T result = work.run(c);
-        c.commit();
-        return result;
+        result = inTransaction(c, work);
       } catch (SQLException | RuntimeException e) {
         try {
-          c.rollback();
-        } catch (SQLException re) {
-          e.addSuppressed(re);
+          after.run(c);
+        } catch (SQLException ae) {
+          e.addSuppressed(ae);
         }
         throw e;
-      } finally {
-        if (autoCommit) {
-          c.setAutoCommit(true);
-        }
       }
+      after.run(c);
+      return result;
     } catch (SQLException e) {
       throw map(dialect, what, e);
+    }
+  }
+
+  private static <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
+    boolean autoCommit = c.getAutoCommit();
+    if (autoCommit) {
+      c.setAutoCommit(false);
+    }
+    try {
+      T result = work.run(c);
+      c.commit();
+      return result;
+    } catch (SQLException | RuntimeException e) {
+      try {
+        c.rollback();
+      } catch (SQLException re) {
+        e.addSuppressed(re);
+      }
+      throw e;
+    } finally {
+      if (autoCommit) {
+        c.setAutoCommit(true);
+      }
     }
   }
 

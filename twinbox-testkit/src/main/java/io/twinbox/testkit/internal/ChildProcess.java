@@ -23,7 +23,8 @@ public final class ChildProcess {
   /**
    * Starts the child.
    *
-   * @param workDir where the classpath argument file is written
+   * @param workDir the child's working folder; each launch writes its own classpath argument file
+   *     there, so concurrent launches never read one another's half-written file
    * @param log the file that receives the child's stdout and stderr
    * @param jvmOptions extra JVM options, e.g. {@code -Xmx512m}
    * @param mainClass the class whose {@code main} runs
@@ -51,7 +52,14 @@ public final class ChildProcess {
   }
 
   private static Path classpathArgFile(Path workDir) {
-    Path file = workDir.resolve("classpath.args");
+    Path file;
+    try {
+      // One file per launch: a shared name rewritten by a second, concurrent launch could be read
+      // half-written by the first child's JVM.
+      file = Files.createTempFile(workDir, "classpath-", ".args");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a classpath argument file in " + workDir, e);
+    }
     // Absolute entries: the child runs in workDir, where relative entries would point nowhere.
     String current = System.getProperty("java.class.path");
     String classpath = Arrays.stream(current.split(File.pathSeparator))

@@ -14,7 +14,8 @@ import picocli.CommandLine.HelpCommand;
     description = "Benchmarks of Twinbox against baselines measured in the same run.",
     subcommands = {Commands.Write.class, Commands.RelayThroughput.class, Commands.Latency.class,
         IssueScenarios.Inbox.class, IssueScenarios.Brokers.class, IssueScenarios.MariaDb.class,
-        Commands.All.class, Commands.Plot.class, HelpCommand.class})
+        Commands.All.class, Commands.Plot.class,
+        io.twinbox.bench.peers.PeersCommand.class, HelpCommand.class})
 public final class Bench implements Runnable {
 
   public static void main(String[] args) {

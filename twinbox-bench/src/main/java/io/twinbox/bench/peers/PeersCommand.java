@@ -1,0 +1,185 @@
+package io.twinbox.bench.peers;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.twinbox.Outbox;
+import io.twinbox.bench.Machine;
+import io.twinbox.bench.Plots;
+import io.twinbox.bench.Pools;
+import io.twinbox.bench.Quiet;
+import io.twinbox.bench.Report;
+import io.twinbox.bench.Result;
+import io.twinbox.bench.latency.LatencyBench;
+import io.twinbox.bench.peers.gruelbox.Gruelbox;
+import io.twinbox.bench.peers.gruelbox.GruelboxLatency;
+import io.twinbox.bench.peers.gruelbox.GruelboxRelay;
+import io.twinbox.bench.peers.gruelbox.GruelboxWritePath;
+import io.twinbox.bench.relay.Drainer;
+import io.twinbox.bench.relay.RelayBench;
+import io.twinbox.bench.relay.TwinboxDrainer;
+import io.twinbox.bench.write.WriteBench;
+import io.twinbox.bench.write.WritePath;
+import io.twinbox.bench.write.WritePaths;
+import io.twinbox.jdbc.JdbcStore;
+import io.twinbox.testkit.KafkaBroker;
+import io.twinbox.testkit.PostgresDatabase;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code peers}: Twinbox and the peer libraries (issue 9) in one run, on one fresh PostgreSQL
+ * database and one Kafka broker: write overhead, relay throughput and commit-to-consume latency.
+ * Results go to {@code <results>/results.jsonl} (default {@code results/peers}), with the same
+ * scenario names and metrics as the other commands, so that the harness's plots draw them.
+ */
+@Command(name = "peers", mixinStandardHelpOptions = true,
+    description = "Twinbox against the peer libraries (gruelbox transaction-outbox) in one run: write, relay, latency.")
+public final class PeersCommand implements Callable<Integer> {
+
+  @Option(names = "--results", defaultValue = "results/peers",
+      description = "Directory for results.jsonl and the plots (default: ${DEFAULT-VALUE}).")
+  Path results;
+
+  @Option(names = "--scenarios", split = ",", defaultValue = "write,relay,latency",
+      description = "Scenarios to run (default: ${DEFAULT-VALUE}).")
+  List<String> scenarios;
+
+  @Option(names = {"-c", "--clients"}, split = ",", defaultValue = "1,4,16",
+      description = "write: client thread counts (default: ${DEFAULT-VALUE}).")
+  List<Integer> clients;
+
+  @Option(names = "--write-seconds", defaultValue = "8", description = "write: measured seconds per path (default: ${DEFAULT-VALUE}).")
+  int writeSeconds;
+
+  @Option(names = "--write-slices", defaultValue = "4", description = "write: ABBA slices (default: ${DEFAULT-VALUE}).")
+  int writeSlices;
+
+  @Option(names = "--events", defaultValue = "20000", description = "relay: pending events per drain (default: ${DEFAULT-VALUE}).")
+  int events;
+
+  @Option(names = "--relay-timeout", defaultValue = "60",
+      description = "relay: longest drain, seconds; a slower drainer is rated on what it drained (default: ${DEFAULT-VALUE}).")
+  int relayTimeout;
+
+  @Option(names = "--twinbox-workers", defaultValue = "2", description = "relay: Twinbox relay workers (default: ${DEFAULT-VALUE}, the library's default).")
+  int twinboxWorkers;
+
+  @Option(names = "--tuned-threads", defaultValue = "8",
+      description = "gruelbox tuned: submitter executor threads (default: ${DEFAULT-VALUE}).")
+  int tunedThreads;
+
+  @Option(names = "--rate", defaultValue = "500", description = "latency: events/s, all writers together (default: ${DEFAULT-VALUE}).")
+  int rate;
+
+  @Option(names = "--writers", defaultValue = "4", description = "latency: writer threads (default: ${DEFAULT-VALUE}).")
+  int writers;
+
+  @Option(names = "--latency-seconds", defaultValue = "20", description = "latency: measured seconds (default: ${DEFAULT-VALUE}).")
+  int latencySeconds;
+
+  @Option(names = "--warmup", defaultValue = "3", description = "Warm-up seconds (write per path, latency) (default: ${DEFAULT-VALUE}).")
+  int warmup;
+
+  @Option(names = "--partitions", defaultValue = "8", description = "Kafka topic partitions (default: ${DEFAULT-VALUE}).")
+  int partitions;
+
+  @Override
+  public Integer call() throws Exception {
+    Report report = new Report(results);
+    Quiet.configure(0, 0);
+    try (PostgresDatabase db = PostgresDatabase.create()) {
+      JdbcStore.builder(db.dataSource()).build().migrate();
+      Gruelbox.migrate(db.dataSource());
+      report.machine(Machine.describe(db.dataSource()));
+      System.out.println("run " + report.runId() + " on " + report.machine());
+      System.out.println("database " + db.name() + ", load average " + Report.load(Machine.load1()));
+      if (scenarios.contains("write")) {
+        write(db, report);
+      }
+      if (scenarios.contains("relay") || scenarios.contains("latency")) {
+        try (KafkaBroker broker = KafkaBroker.start()) {
+          System.out.println("Kafka broker on " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
+          if (scenarios.contains("relay")) {
+            relay(db, broker, report);
+          }
+          if (scenarios.contains("latency")) {
+            latency(db, broker, report);
+          }
+        }
+      }
+    }
+    PeerTables.print(report.results());
+    for (Path p : new Path[] {Plots.writeBars(report.results(), report.dir()),
+        Plots.relayBars(report.results(), report.dir()), Plots.latencyCdf(report.results(), report.dir())}) {
+      if (p != null) {
+        System.out.println("plot: " + p);
+      }
+    }
+    return 0;
+  }
+
+  private void write(PostgresDatabase db, Report report) throws Exception {
+    Outbox outbox = Outbox.builder(JdbcStore.builder(db.dataSource()).build()).build();
+    List<WritePath> paths = List.of(WritePaths.businessOnly(), WritePaths.twinbox(outbox),
+        new GruelboxWritePath("orders"));
+    WriteBench bench = new WriteBench(db.dataSource());
+    for (int c : clients) {
+      try (HikariDataSource pool = Pools.create(db, "peers-writers-" + c, c, false)) {
+        for (Result r : bench.measure(paths, pool,
+            new WriteBench.Settings(c, warmup, writeSeconds, writeSlices, 1, 1000))) {
+          report.add(r);
+          System.out.printf("  write %-14s %2d clients: %,8.0f tx/s  slices %s%n", r.variant(), c,
+              r.number("tx_per_s"), r.metrics().get("slice_tx_per_s"));
+        }
+      }
+    }
+  }
+
+  private void relay(PostgresDatabase db, KafkaBroker broker, Report report) throws Exception {
+    RelayBench twinbox = new RelayBench(new Drainer.Context(db, db.dataSource(), broker, null, events,
+        Duration.ofSeconds(relayTimeout)), 10_000, partitions);
+    // Warm the JIT and the broker for both libraries before anything is recorded.
+    twinbox.warmup(new TwinboxDrainer(twinboxWorkers, 500, 0, TwinboxDrainer.Tuning.DEFAULT), 5_000);
+    GruelboxRelay gruelbox = new GruelboxRelay(db, broker);
+    String warmTopic = "bench-peers-warm-" + report.runId();
+    io.twinbox.bench.Topics.createWarm(broker, warmTopic, partitions);
+    gruelbox.prefill(warmTopic, 2_000, 10_000);
+    gruelbox.drain(Gruelbox.Setup.tuned(tunedThreads), warmTopic, Duration.ofSeconds(30));
+
+    Result t = twinbox.measure(new TwinboxDrainer(twinboxWorkers, 500, 0, TwinboxDrainer.Tuning.DEFAULT), report.runId());
+    report.add(t);
+    for (Gruelbox.Setup s : List.of(Gruelbox.Setup.defaults(), Gruelbox.Setup.tuned(tunedThreads))) {
+      String topic = "bench-peers-relay-" + report.runId() + "-" + s.name();
+      io.twinbox.bench.Topics.createWarm(broker, topic, partitions);
+      long t0 = System.nanoTime();
+      gruelbox.prefill(topic, events, 10_000);
+      System.out.printf("  %s: pre-filled %,d entries in %.1f s%n", s.name(), events, (System.nanoTime() - t0) / 1e9);
+      report.add(gruelbox.drain(s, topic, Duration.ofSeconds(relayTimeout)));
+    }
+    Gruelbox.clear(db.dataSource());
+  }
+
+  private void latency(PostgresDatabase db, KafkaBroker broker, Report report) throws Exception {
+    LatencyBench twinbox = new LatencyBench(db, broker, report.runId());
+    Result t = twinbox.measure(new LatencyBench.Variant("twinbox", true, true, Duration.ofMillis(500)),
+        new LatencyBench.Settings(rate, writers, warmup, latencySeconds, 1000, partitions));
+    report.add(t);
+    print(t);
+    GruelboxLatency gruelbox = new GruelboxLatency(db, broker, report.runId());
+    for (Gruelbox.Setup s : List.of(Gruelbox.Setup.defaults(), Gruelbox.Setup.tuned(tunedThreads))) {
+      Result r = gruelbox.measure(s, rate, writers, warmup, latencySeconds, 1000, partitions);
+      report.add(r);
+      print(r);
+    }
+  }
+
+  private static void print(Result r) {
+    System.out.printf("  latency %-16s: %,.0f events/s, consume p50 %.1f / p99 %.1f / max %.1f ms, lost %s%n",
+        r.variant(), r.number("achieved_rate"), r.number("consume_p50_ms"), r.number("consume_p99_ms"),
+        r.number("consume_max_ms"), r.metrics().get("not_consumed"));
+  }
+
+}

@@ -202,8 +202,13 @@ class MariaDbLockScopeTest {
     }
   }
 
-  /** Rows the connection's open InnoDB transaction has locked. */
-  private long rowsLocked(Connection c) throws SQLException {
+  /**
+   * Rows the connection's open InnoDB transaction has locked. InnoDB serves {@code innodb_trx} from
+   * a cache that a read refreshes only when it is more than 100 ms old, so wait that out first:
+   * otherwise a probe right after the previous one sees the previous moment.
+   */
+  private long rowsLocked(Connection c) throws SQLException, InterruptedException {
+    Thread.sleep(150);
     long thread;
     try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT CONNECTION_ID()")) {
       rs.next();

@@ -20,7 +20,11 @@ public final class InboxHandlerException extends TwinboxException {
     return messageId;
   }
 
-  /** Its position in the batch given to {@link Inbox#processAll}. */
+  /**
+   * Its position in the batch given to {@link Inbox#processAll}; {@code -1} when an {@link
+   * InboxBatchHandler} failed for several messages and none is to blame ({@link #messageId()} is
+   * then the first of them).
+   */
   public int index() {
     return index;
   }

@@ -87,6 +87,8 @@ final class IssueScenarios {
         List<InboxBench.Variant> variants = List.of(
             new InboxBench.Variant("raw-sql-batch-" + batch, InboxBench.Kind.RAW_SQL, batch, 0, messages),
             new InboxBench.Variant("twinbox-batch-" + batch, InboxBench.Kind.TWINBOX, batch, 0, messages),
+            new InboxBench.Variant("twinbox-batch-" + batch + "-batch-handler", InboxBench.Kind.TWINBOX_BATCH_HANDLER,
+                batch, 0, messages),
             new InboxBench.Variant("twinbox-batch-1", InboxBench.Kind.TWINBOX, 1, 0, singleMessages),
             new InboxBench.Variant("twinbox-batch-" + batch + "-dup" + Math.round(duplicates * 100),
                 InboxBench.Kind.TWINBOX, batch, duplicates, messages),

@@ -1,6 +1,7 @@
 package io.twinbox.internal;
 
 import io.twinbox.Inbox;
+import io.twinbox.InboxBatchHandler;
 import io.twinbox.InboxHandler;
 import io.twinbox.InboxHandlerException;
 import io.twinbox.InboxListener;
@@ -12,6 +13,7 @@ import io.twinbox.spi.InboxStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -73,6 +75,8 @@ public final class DefaultInbox implements Inbox {
 
     List<InboxOutcome> outcomes = new ArrayList<>(messages.size());
     List<String> reasons = new ArrayList<>(messages.size());
+    InboxBatchHandler batchHandler = handler instanceof InboxBatchHandler b ? b : null;
+    List<Integer> freshIndexes = new ArrayList<>();
     Set<String> handled = new HashSet<>();
     for (int i = 0; i < messages.size(); i++) {
       InboxMessage m = messages.get(i);
@@ -81,13 +85,10 @@ public final class DefaultInbox implements Inbox {
       String reference = fresh.contains(m.id()) ? hashes.get(m.id()) : stored.get(m.id());
       String reason = null;
       if (first && fresh.contains(m.id())) {
-        try {
-          handler.handle(connection, m);
-        } catch (Exception e) {
-          if (e instanceof InterruptedException) {
-            Thread.currentThread().interrupt();
-          }
-          throw new InboxHandlerException(m.id(), i, e);
+        if (batchHandler != null) {
+          freshIndexes.add(i); // handled together after the loop
+        } else {
+          handle(connection, handler, m, i);
         }
         outcomes.add(InboxOutcome.PROCESSED);
       } else if (reference != null && !reference.equals(hash)) {
@@ -101,7 +102,40 @@ public final class DefaultInbox implements Inbox {
       }
       reasons.add(reason);
     }
+    if (batchHandler != null && !freshIndexes.isEmpty()) {
+      handleAll(connection, batchHandler, messages, freshIndexes);
+    }
     return new Batch(List.copyOf(messages), outcomes, reasons);
+  }
+
+  private static void handle(Connection connection, InboxHandler handler, InboxMessage m, int index) {
+    try {
+      handler.handle(connection, m);
+    } catch (Exception e) {
+      throw handlerFailed(m.id(), index, e);
+    }
+  }
+
+  private static void handleAll(Connection connection, InboxBatchHandler handler, List<InboxMessage> messages,
+      List<Integer> freshIndexes) {
+    List<InboxMessage> fresh = new ArrayList<>(freshIndexes.size());
+    for (int i : freshIndexes) {
+      fresh.add(messages.get(i));
+    }
+    try {
+      handler.handleAll(connection, Collections.unmodifiableList(fresh));
+    } catch (Exception e) {
+      // With one message the blame is clear; with several, the caller narrows it down.
+      int index = fresh.size() == 1 ? freshIndexes.get(0) : -1;
+      throw handlerFailed(fresh.get(0).id(), index, e);
+    }
+  }
+
+  private static InboxHandlerException handlerFailed(String id, int index, Exception e) {
+    if (e instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+    return new InboxHandlerException(id, index, e);
   }
 
   /** Tells the listener about a message parked outside {@link #processAll} (by the consumer runner). */

@@ -75,6 +75,7 @@ public final class InboxRunner {
   public int process(List<Item> items, boolean suspect) throws InterruptedException {
     int done = 0;
     int cap = batchSize;
+    int singlesUntil = 0; // after a batch handler's unattributed failure: one message per transaction up to here
     int infraFailures = 0;
     int precounted = 0; // attempts already counted for the head (suspect mode)
     boolean headHasAttempts = false;
@@ -133,7 +134,7 @@ public final class InboxRunner {
       try {
         commit(batch, headHasAttempts);
         done += batch.size();
-        cap = batchSize;
+        cap = done < singlesUntil ? 1 : batchSize;
         suspect = false;
         precounted = 0;
         headHasAttempts = false;
@@ -145,6 +146,15 @@ public final class InboxRunner {
           log.warn("consumer {}: transient database conflict in a handler, retrying: {}", inbox.consumer(),
               Reasons.of(e.getCause()));
           infraFailures = pause(++infraFailures);
+          continue;
+        }
+        if (e.index() < 0) {
+          // A batch handler failed for several messages and none is to blame: run them one at a
+          // time, which finds the failing one and counts its attempt. No attempt is counted here.
+          log.warn("consumer {}: batch handler failed for {} messages; running them one at a time: {}",
+              inbox.consumer(), batch.size(), Reasons.of(e.getCause()));
+          singlesUntil = done + batch.size();
+          cap = 1;
           continue;
         }
         if (e.index() > 0) {

@@ -3,6 +3,7 @@ package io.twinbox.bench.inbox;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
 import io.twinbox.Inbox;
+import io.twinbox.InboxBatchHandler;
 import io.twinbox.InboxMessage;
 import io.twinbox.bench.CpuMeter;
 import io.twinbox.bench.Machine;
@@ -59,7 +60,7 @@ public final class InboxBench {
   public record Variant(String name, Kind kind, int batch, double duplicateShare, int messages) {
     /** Whether the messages come from a topic. */
     boolean library() {
-      return kind == Kind.TWINBOX || kind == Kind.RAW_KAFKA;
+      return kind == Kind.TWINBOX || kind == Kind.TWINBOX_BATCH_HANDLER || kind == Kind.RAW_KAFKA;
     }
   }
 
@@ -72,7 +73,9 @@ public final class InboxBench {
     /** Plain KafkaConsumer (manual offset commit after the database commit) + the same plain JDBC. */
     RAW_KAFKA,
     /** {@link KafkaInboxConsumer}. */
-    TWINBOX
+    TWINBOX,
+    /** {@link KafkaInboxConsumer} with an {@link InboxBatchHandler}: one JDBC batch of UPDATEs per transaction. */
+    TWINBOX_BATCH_HANDLER
   }
 
   private final PostgresDatabase db;
@@ -159,7 +162,7 @@ public final class InboxBench {
     double load = Machine.load1();
     CpuMeter cpu = CpuMeter.start(Set.of(broker.pid()));
     Map<String, Object> m = switch (v.kind()) {
-      case TWINBOX -> library(v, topic, msgs.size());
+      case TWINBOX, TWINBOX_BATCH_HANDLER -> library(v, topic, msgs.size());
       case RAW_KAFKA -> rawKafka(v, topic, msgs.size());
       case RAW_SQL, RAW_SQL_PER_ROW -> rawSql(v, msgs);
     };
@@ -171,6 +174,8 @@ public final class InboxBench {
         .param("topic_partitions", v.library() ? partitions : 0)
         .param("description", switch (v.kind()) {
           case TWINBOX -> "KafkaInboxConsumer.batchSize(" + v.batch() + "), JdbcInboxStore, handler: one UPDATE accounts";
+          case TWINBOX_BATCH_HANDLER -> "KafkaInboxConsumer.batchSize(" + v.batch() + "), JdbcInboxStore, "
+              + "InboxBatchHandler: one JDBC batch of UPDATE accounts per transaction";
           case RAW_SQL -> "plain JDBC, no broker: multi-row INSERT raw_inbox ON CONFLICT DO NOTHING + batched UPDATE "
               + "accounts, " + v.batch() + " per commit";
           case RAW_SQL_PER_ROW -> "plain JDBC, no broker: multi-row INSERT raw_inbox ON CONFLICT DO NOTHING + one "
@@ -256,7 +261,15 @@ public final class InboxBench {
           .topics(topic)
           .inbox(inbox, pool)
           .batchSize(v.batch())
-          .handler((c, msg) -> {
+          .handler(v.kind() == Kind.TWINBOX_BATCH_HANDLER ? (InboxBatchHandler) (c, msgs) -> {
+            try (PreparedStatement ps = c.prepareStatement(UPDATE)) {
+              for (InboxMessage msg : msgs) {
+                apply(ps, Integer.parseInt(msg.aggregateId().substring(5)), msg.payload());
+                ps.addBatch();
+              }
+              ps.executeBatch();
+            }
+          } : (c, msg) -> {
             try (PreparedStatement ps = c.prepareStatement(UPDATE)) {
               apply(ps, Integer.parseInt(msg.aggregateId().substring(5)), msg.payload());
               ps.executeUpdate();

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.twinbox.Inbox;
+import io.twinbox.InboxBatchHandler;
 import io.twinbox.InboxHandler;
 import io.twinbox.InboxHandlerException;
 import io.twinbox.InboxListener;
@@ -177,6 +178,69 @@ public abstract class InboxContract {
         .startsWith("parked r5: ").contains("handler failed 2 times");
     assertThat(runner.processed.get()).isEqualTo(5);
     assertThat(balance()).isEqualTo(1000 - 5);
+  }
+
+  /** The effect of a batch handler: one JDBC batch of debits for all the messages it is given. */
+  private static void debitAll(Connection c, List<InboxMessage> ms) throws Exception {
+    try (PreparedStatement ps = c.prepareStatement("UPDATE twinbox_test_wallet SET balance = balance - ? WHERE id = 1")) {
+      for (InboxMessage m : ms) {
+        ps.setInt(1, Integer.parseInt(m.payload().replaceAll("\\D", "")));
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
+  }
+
+  @Test
+  final void aBatchHandlerGetsTheNewMessagesOnlyInOrderInOneCall() throws Exception {
+    inTx(List.of(msg("k1", 1)), DEBIT);
+    List<List<String>> calls = new ArrayList<>();
+    InboxBatchHandler batch = (c, ms) -> {
+      calls.add(ms.stream().map(InboxMessage::id).toList());
+      debitAll(c, ms);
+    };
+    assertThat(inTx(List.of(msg("b1", 10), msg("k1", 1), msg("b2", 20), msg("b1", 10), msg("b3", 30)), batch))
+        .containsExactly(InboxOutcome.PROCESSED, InboxOutcome.DUPLICATE, InboxOutcome.PROCESSED,
+            InboxOutcome.DUPLICATE, InboxOutcome.PROCESSED);
+    assertThat(calls).containsExactly(List.of("b1", "b2", "b3"));
+    assertThat(balance()).isEqualTo(1000 - 1 - 60);
+    assertThat(inTx(List.of(msg("b2", 20), msg("k1", 1)), batch))
+        .containsExactly(InboxOutcome.DUPLICATE, InboxOutcome.DUPLICATE);
+    assertThat(calls).hasSize(1);
+  }
+
+  @Test
+  final void aFailingBatchHandlerIsNarrowedDownToTheFailingMessage() throws Exception {
+    InboxBatchHandler poisoned = (c, ms) -> {
+      if (ms.stream().anyMatch(m -> m.id().equals("p3"))) {
+        throw new IllegalStateException("p3 cannot be applied");
+      }
+      debitAll(c, ms);
+    };
+    assertThatThrownBy(() -> inTx(List.of(msg("p1", 1), msg("p3", 1)), poisoned))
+        .isInstanceOfSatisfying(InboxHandlerException.class, e -> assertThat(e.index()).isEqualTo(-1));
+    assertThat(count(ds, "SELECT count(*) FROM twinbox_inbox")).isZero();
+
+    List<String> processed = Collections.synchronizedList(new ArrayList<>());
+    Inbox counted = Inbox.builder(store, "batch-runner").listener(new InboxListener() {
+      @Override
+      public void processed(InboxMessage m) {
+        processed.add(m.id());
+      }
+    }).build();
+    RetryPolicy retry = RetryPolicy.builder().maxAttempts(2).backoff(Duration.ZERO, Duration.ofMillis(5)).build();
+    InboxRunner runner = new InboxRunner(counted, ds, poisoned, 50, retry, () -> true);
+    List<InboxRunner.Item> items = new ArrayList<>();
+    for (String id : List.of("p1", "p2", "p3", "p4", "p5", "p6")) {
+      items.add(new InboxRunner.Item(msg(id, 1), null));
+    }
+
+    assertThat(runner.process(items, false)).isEqualTo(6);
+
+    assertThat(processed).containsExactlyInAnyOrder("p1", "p2", "p4", "p5", "p6");
+    assertThat(balance()).isEqualTo(1000 - 5);
+    assertThat(rows(ds, "SELECT reason FROM twinbox_inbox_parked WHERE message_id = 'p3'"))
+        .singleElement().asString().contains("handler failed 2 times").contains("p3 cannot be applied");
   }
 
   @Test

@@ -147,6 +147,20 @@ public final class Chaos implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits, at most {@code timeout}, until each timed disturbance (relay restart, consumer restart)
+   * has struck at least once: a short run would otherwise settle before the first one and prove
+   * nothing about restarts.
+   */
+  void awaitFirstStrikes(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline
+        && ((!settings.relayRestartEvery().isZero() && relayRestarts.get() == 0)
+            || (!settings.consumerRestartEvery().isZero() && consumerRestarts.get() == 0))) {
+      Thread.sleep(50);
+    }
+  }
+
   /** Stops restarts, crashes and repeated orders; the supervisor keeps reviving until {@link #close()}. */
   void calm() {
     calm = true;

@@ -84,6 +84,7 @@ public final class DemoRun {
         writers.start(s.writers());
         writers.await();
         settledAfter = Drain.awaitSettled(env.orders(), writers.placed(), progress.startNanos(), s.drainTimeout());
+        chaos.awaitFirstStrikes(Duration.ofSeconds(15));
         chaos.calm();
         services.stopReplaying();
         if (settledAfter != null) {

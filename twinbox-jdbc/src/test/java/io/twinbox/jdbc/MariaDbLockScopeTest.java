@@ -13,6 +13,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -73,9 +76,10 @@ class MariaDbLockScopeTest {
       assertThat(theirs).hasSize(8);
       List<PartitionLease> mine = DIALECT.acquire(relay, "relay-a", 4, TTL);
       assertThat(mine).hasSize(4);
-      assertThat(rowsLocked(relay)).isLessThanOrEqualTo(4);
       assertThat(mine).extracting(PartitionLease::partition)
           .doesNotContainAnyElementsOf(theirs.stream().map(PartitionLease::partition).toList());
+      // Exactly the two relays' leases are locked: nothing else was touched on the way.
+      assertThat(lockedLeaseRows()).containsExactlyInAnyOrderElementsOf(partitions(theirs, mine));
       relay.commit();
       other.commit();
     }
@@ -97,15 +101,15 @@ class MariaDbLockScopeTest {
       }
 
       assertThat(DIALECT.renew(relay, "relay-a", mine, TTL)).containsExactlyInAnyOrderElementsOf(mine);
-      assertThat(rowsLocked(relay)).isLessThanOrEqualTo(4);
+      assertThat(lockedLeaseRows()).containsExactlyInAnyOrderElementsOf(partitions(theirs, mine));
       relay.commit();
 
       DIALECT.complete(relay, "relay-a", mine, List.of(), List.of(), CompletionMode.DELETE);
-      assertThat(rowsLocked(relay)).isLessThanOrEqualTo(4);
+      assertThat(lockedLeaseRows()).containsExactlyInAnyOrderElementsOf(partitions(theirs, mine));
       relay.commit();
 
       DIALECT.release(relay, "relay-a", mine);
-      assertThat(rowsLocked(relay)).isLessThanOrEqualTo(4);
+      assertThat(lockedLeaseRows()).containsExactlyInAnyOrderElementsOf(partitions(theirs, mine));
       relay.commit();
       other.rollback();
     }
@@ -200,6 +204,41 @@ class MariaDbLockScopeTest {
     try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
       assertThat(rs.next()).as("row to lock: " + sql).isTrue();
     }
+  }
+
+  /**
+   * The lease rows some transaction holds locked right now: every row that a probe's {@code FOR
+   * UPDATE SKIP LOCKED} cannot take. Exact, unlike {@code innodb_trx.trx_rows_locked}, which counts a
+   * row once per lock structure (a row locked by a read and again by an update may count twice).
+   */
+  private Set<Integer> lockedLeaseRows() throws SQLException {
+    Set<Integer> all = new HashSet<>();
+    Set<Integer> free = new HashSet<>();
+    try (Connection probe = begin(); Statement st = probe.createStatement()) {
+      try (ResultSet rs = st.executeQuery("SELECT partition_no FROM twinbox_relay_lease")) {
+        while (rs.next()) {
+          all.add(rs.getInt(1));
+        }
+      }
+      try (ResultSet rs = st.executeQuery(
+          "SELECT partition_no FROM twinbox_relay_lease FORCE INDEX (PRIMARY) FOR UPDATE SKIP LOCKED")) {
+        while (rs.next()) {
+          free.add(rs.getInt(1));
+        }
+      }
+      probe.rollback();
+    }
+    all.removeAll(free);
+    return all;
+  }
+
+  @SafeVarargs
+  private static List<Integer> partitions(List<PartitionLease>... leases) {
+    List<Integer> result = new ArrayList<>();
+    for (List<PartitionLease> l : leases) {
+      l.forEach(p -> result.add(p.partition()));
+    }
+    return result;
   }
 
   /**

@@ -105,7 +105,13 @@ class ZombieRelayTest {
         + " pauseMs=" + PAUSE.toMillis() + " ttlMs=" + TTL.toMillis() + " takeoverMs=" + takeoverMs
         + " zombie=" + zombieStats + " other=" + otherStats + " runtimeMs=" + Scenario.millisSince(started));
 
-    assertThat(zombieStats.get("fenced")).as("late completions of the zombie refused").isGreaterThan(0);
+    if (!TestDb.MARIADB) {
+      assertThat(zombieStats.get("fenced")).as("late completions of the zombie refused").isGreaterThan(0);
+    }
+    // On MariaDB the lease fence is seldom the guard that acts: a relay frozen inside a transaction
+    // has it ended by the server after 2 s (idle_transaction_timeout, MariaDbLockScopeTest), so its
+    // late completion fails instead of being fenced, and one frozen while publishing drops its batch
+    // at the local lease deadline. The outcome below is what must hold on both stores.
     assertThat(result.ok()).as(result.describe(10)).isTrue();
     assertThat(result.lost()).isZero();
     assertThat(result.phantom()).isZero();

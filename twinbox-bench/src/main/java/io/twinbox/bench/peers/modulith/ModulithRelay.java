@@ -21,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.modulith.events.IncompleteEventPublications;
-import org.springframework.modulith.events.ResubmissionOptions;
 import org.springframework.modulith.events.core.EventPublicationRegistry;
 import org.springframework.modulith.events.core.PublicationTargetIdentifier;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -32,9 +31,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * externalizer are stored beforehand through the registry's own {@code store(event, listeners)} (the
  * call its multicaster makes inside the publishing transaction), 1,000 per transaction, by an
  * application that is then shut down — as after a broker outage and a restart. A fresh application
- * then drains them with {@code IncompleteEventPublications.resubmitIncompletePublications(
- * ResubmissionOptions.defaults())} — the documented way to retry incomplete publications, and what
- * {@code spring.modulith.events.republish-outstanding-events-on-restart=true} runs at start-up — each
+ * then drains them with {@code IncompleteEventPublications.resubmitIncompletePublications(p -> true)} — what
+ * {@code spring.modulith.events.republish-outstanding-events-on-restart=true} runs at start-up (in 2.0
+ * the {@code ResubmissionOptions} variant only resubmits publications already marked FAILED) — each
  * publication being handed to the {@code @ApplicationModuleListener} externalizer on the task
  * executor, sent with {@code KafkaTemplate}, and marked completed when the broker acknowledged it.
  */
@@ -110,7 +109,9 @@ public final class ModulithRelay {
         CpuMeter cpu = CpuMeter.start(Set.of(broker.pid()));
         start = System.nanoTime();
         long deadline = start + timeout.toNanos();
-        ctx.getBean(IncompleteEventPublications.class).resubmitIncompletePublications(ResubmissionOptions.defaults());
+        // What republish-outstanding-events-on-restart=true runs at start-up. (The ResubmissionOptions
+        // variant only picks up publications already marked FAILED, e.g. by the staleness monitor.)
+        ctx.getBean(IncompleteEventPublications.class).resubmitIncompletePublications(p -> true);
         left = pending;
         while (System.nanoTime() - deadline < 0) {
           left = Modulith.pending(db.dataSource());
@@ -126,7 +127,7 @@ public final class ModulithRelay {
     double seconds = elapsed / 1e9;
     Result r = new Result("relay", setup.name(), load).loadAfter(Machine.load1())
         .param("workers", setup.threads())
-        .param("description", "Spring Modulith resubmitIncompletePublications(defaults) on a " + setup.threads()
+        .param("description", "Spring Modulith resubmitIncompletePublications(all) on a " + setup.threads()
             + "-thread task executor, completion mode " + setup.completionMode()
             + "; per publication: KafkaTemplate.send, mark completed on the ack")
         .param("others_cpu_before", others)

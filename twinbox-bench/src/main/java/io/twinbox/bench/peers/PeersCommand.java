@@ -13,6 +13,10 @@ import io.twinbox.bench.peers.gruelbox.Gruelbox;
 import io.twinbox.bench.peers.gruelbox.GruelboxLatency;
 import io.twinbox.bench.peers.gruelbox.GruelboxRelay;
 import io.twinbox.bench.peers.gruelbox.GruelboxWritePath;
+import io.twinbox.bench.peers.modulith.Modulith;
+import io.twinbox.bench.peers.modulith.ModulithLatency;
+import io.twinbox.bench.peers.modulith.ModulithRelay;
+import io.twinbox.bench.peers.modulith.ModulithWritePath;
 import io.twinbox.bench.relay.Drainer;
 import io.twinbox.bench.relay.RelayBench;
 import io.twinbox.bench.relay.TwinboxDrainer;
@@ -24,8 +28,10 @@ import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.PostgresDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.springframework.context.ConfigurableApplicationContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -36,7 +42,7 @@ import picocli.CommandLine.Option;
  * scenario names and metrics as the other commands, so that the harness's plots draw them.
  */
 @Command(name = "peers", mixinStandardHelpOptions = true,
-    description = "Twinbox against the peer libraries (gruelbox transaction-outbox) in one run: write, relay, latency.")
+    description = "Twinbox against the peer libraries (gruelbox transaction-outbox, Spring Modulith) in one run: write, relay, latency.")
 public final class PeersCommand implements Callable<Integer> {
 
   @Option(names = "--results", defaultValue = "results/peers",
@@ -46,6 +52,10 @@ public final class PeersCommand implements Callable<Integer> {
   @Option(names = "--scenarios", split = ",", defaultValue = "write,relay,latency",
       description = "Scenarios to run (default: ${DEFAULT-VALUE}).")
   List<String> scenarios;
+
+  @Option(names = "--peers", split = ",", defaultValue = "gruelbox,modulith",
+      description = "Peers to measure beside Twinbox (default: ${DEFAULT-VALUE}).")
+  List<String> peers;
 
   @Option(names = {"-c", "--clients"}, split = ",", defaultValue = "1,4,16",
       description = "write: client thread counts (default: ${DEFAULT-VALUE}).")
@@ -68,7 +78,7 @@ public final class PeersCommand implements Callable<Integer> {
   int twinboxWorkers;
 
   @Option(names = "--tuned-threads", defaultValue = "8",
-      description = "gruelbox tuned: submitter executor threads (default: ${DEFAULT-VALUE}).")
+      description = "gruelbox tuned: submitter executor threads; Spring Modulith tuned: task executor threads (default: ${DEFAULT-VALUE}).")
   int tunedThreads;
 
   @Option(names = "--rate", defaultValue = "500", description = "latency: events/s, all writers together (default: ${DEFAULT-VALUE}).")
@@ -93,6 +103,10 @@ public final class PeersCommand implements Callable<Integer> {
     try (PostgresDatabase db = PostgresDatabase.create()) {
       JdbcStore.builder(db.dataSource()).build().migrate();
       Gruelbox.migrate(db.dataSource());
+      if (peers.contains("modulith")) {
+        // Creates Modulith's event_publication table (its own schema initialization) once.
+        Modulith.start(Modulith.Setup.defaults(), db.dataSource(), "127.0.0.1:1").close();
+      }
       report.machine(Machine.describe(db.dataSource()));
       System.out.println("run " + report.runId() + " on " + report.machine());
       System.out.println("database " + db.name() + ", load average " + Report.load(Machine.load1()));
@@ -123,8 +137,26 @@ public final class PeersCommand implements Callable<Integer> {
 
   private void write(PostgresDatabase db, Report report) throws Exception {
     Outbox outbox = Outbox.builder(JdbcStore.builder(db.dataSource()).build()).build();
-    List<WritePath> paths = List.of(WritePaths.businessOnly(), WritePaths.twinbox(outbox),
-        new GruelboxWritePath("orders"));
+    List<WritePath> paths = new ArrayList<>(List.of(WritePaths.businessOnly(), WritePaths.twinbox(outbox)));
+    if (peers.contains("gruelbox")) {
+      paths.add(new GruelboxWritePath("orders"));
+    }
+    ConfigurableApplicationContext modulith = null;
+    if (peers.contains("modulith")) {
+      // The application's DataSource is only the key under which the harness's connection is bound.
+      modulith = Modulith.start(Modulith.Setup.defaults(), db.dataSource(), "127.0.0.1:1");
+      paths.add(new ModulithWritePath(modulith, "modulith", "orders"));
+    }
+    try {
+      write(db, report, paths);
+    } finally {
+      if (modulith != null) {
+        modulith.close();
+      }
+    }
+  }
+
+  private void write(PostgresDatabase db, Report report, List<WritePath> paths) throws Exception {
     WriteBench bench = new WriteBench(db.dataSource());
     for (int c : clients) {
       try (HikariDataSource pool = Pools.create(db, "peers-writers-" + c, c, false)) {
@@ -144,13 +176,34 @@ public final class PeersCommand implements Callable<Integer> {
     // Warm the JIT and the broker for both libraries before anything is recorded.
     twinbox.warmup(new TwinboxDrainer(twinboxWorkers, 500, 0, TwinboxDrainer.Tuning.DEFAULT), 5_000);
     GruelboxRelay gruelbox = new GruelboxRelay(db, broker);
+    ModulithRelay modulith = new ModulithRelay(db, broker);
     String warmTopic = "bench-peers-warm-" + report.runId();
     io.twinbox.bench.Topics.createWarm(broker, warmTopic, partitions);
-    gruelbox.prefill(warmTopic, 2_000, 10_000);
-    gruelbox.drain(Gruelbox.Setup.tuned(tunedThreads), warmTopic, Duration.ofSeconds(30));
+    if (peers.contains("gruelbox")) {
+      gruelbox.prefill(warmTopic, 2_000, 10_000);
+      gruelbox.drain(Gruelbox.Setup.tuned(tunedThreads), warmTopic, Duration.ofSeconds(30));
+    }
+    if (peers.contains("modulith")) {
+      modulith.prefill(warmTopic, 2_000, 10_000);
+      modulith.drain(Modulith.Setup.tuned(tunedThreads), Duration.ofSeconds(30));
+    }
 
     Result t = twinbox.measure(new TwinboxDrainer(twinboxWorkers, 500, 0, TwinboxDrainer.Tuning.DEFAULT), report.runId());
     report.add(t);
+    if (peers.contains("modulith")) {
+      for (Modulith.Setup s : List.of(Modulith.Setup.defaults(), Modulith.Setup.tuned(tunedThreads))) {
+        String topic = "bench-peers-relay-" + report.runId() + "-" + s.name();
+        io.twinbox.bench.Topics.createWarm(broker, topic, partitions);
+        long t0 = System.nanoTime();
+        modulith.prefill(topic, events, 10_000);
+        System.out.printf("  %s: pre-filled %,d publications in %.1f s%n", s.name(), events, (System.nanoTime() - t0) / 1e9);
+        report.add(modulith.drain(s, Duration.ofSeconds(relayTimeout)));
+      }
+      Modulith.clear(db.dataSource());
+    }
+    if (!peers.contains("gruelbox")) {
+      return;
+    }
     for (Gruelbox.Setup s : List.of(Gruelbox.Setup.defaults(), Gruelbox.Setup.tuned(tunedThreads))) {
       String topic = "bench-peers-relay-" + report.runId() + "-" + s.name();
       io.twinbox.bench.Topics.createWarm(broker, topic, partitions);
@@ -168,11 +221,21 @@ public final class PeersCommand implements Callable<Integer> {
         new LatencyBench.Settings(rate, writers, warmup, latencySeconds, 1000, partitions));
     report.add(t);
     print(t);
-    GruelboxLatency gruelbox = new GruelboxLatency(db, broker, report.runId());
-    for (Gruelbox.Setup s : List.of(Gruelbox.Setup.defaults(), Gruelbox.Setup.tuned(tunedThreads))) {
-      Result r = gruelbox.measure(s, rate, writers, warmup, latencySeconds, 1000, partitions);
-      report.add(r);
-      print(r);
+    if (peers.contains("modulith")) {
+      ModulithLatency modulith = new ModulithLatency(db, broker, report.runId());
+      for (Modulith.Setup s : List.of(Modulith.Setup.defaults(), Modulith.Setup.tuned(tunedThreads))) {
+        Result r = modulith.measure(s, rate, writers, warmup, latencySeconds, 1000, partitions);
+        report.add(r);
+        print(r);
+      }
+    }
+    if (peers.contains("gruelbox")) {
+      GruelboxLatency gruelbox = new GruelboxLatency(db, broker, report.runId());
+      for (Gruelbox.Setup s : List.of(Gruelbox.Setup.defaults(), Gruelbox.Setup.tuned(tunedThreads))) {
+        Result r = gruelbox.measure(s, rate, writers, warmup, latencySeconds, 1000, partitions);
+        report.add(r);
+        print(r);
+      }
     }
   }
 

@@ -1,5 +1,8 @@
 package io.twinbox.bench.brokers;
 
+import static io.twinbox.bench.LatencyStats.latencies;
+import static io.twinbox.bench.LatencyStats.q;
+
 import com.zaxxer.hikari.HikariDataSource;
 import io.twinbox.Outbox;
 import io.twinbox.OutboxEvent;
@@ -24,7 +27,6 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -202,30 +204,7 @@ public final class BrokersBench {
     }
   }
 
-  private static long[] latencies(Set<UUID> ids, Map<UUID, Long> from, Map<UUID, Long> to) {
-    long[] out = new long[ids.size()];
-    int n = 0;
-    for (UUID id : ids) {
-      Long a = from.get(id);
-      Long b = to.get(id);
-      if (a != null && b != null) {
-        out[n++] = Math.max(0, b - a);
-      }
-    }
-    long[] result = Arrays.copyOf(out, n);
-    Arrays.sort(result);
-    return result;
-  }
-
-  private static double q(long[] sorted, double quantile) {
-    if (sorted.length == 0) {
-      return Double.NaN;
-    }
-    int i = (int) Math.min(sorted.length - 1, Math.ceil(quantile * sorted.length) - 1);
-    return Math.round(sorted[Math.max(0, i)] / 1e4) / 100.0;
-  }
-
-  /** One row per broker: throughput (mean, per round) and latency (per round), ratios to Kafka. */
+      /** One row per broker: throughput (mean, per round) and latency (per round), ratios to Kafka. */
   public static List<List<String>> table(List<Result> all) {
     Map<String, List<Result>> tp = new LinkedHashMap<>();
     Map<String, List<Result>> lat = new LinkedHashMap<>();

@@ -1,5 +1,10 @@
 package io.twinbox.bench.latency;
 
+import static io.twinbox.bench.LatencyStats.cdf;
+import static io.twinbox.bench.LatencyStats.latencies;
+import static io.twinbox.bench.LatencyStats.percentiles;
+import static io.twinbox.bench.LatencyStats.q;
+
 import com.zaxxer.hikari.HikariDataSource;
 import io.twinbox.Outbox;
 import io.twinbox.OutboxEvent;
@@ -27,7 +32,6 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -247,54 +251,8 @@ public final class LatencyBench {
       }
     }
   }
-
-  /** Sorted latencies in nanoseconds of the measured ids that reached {@code to}. */
-  private static long[] latencies(Set<UUID> ids, Map<UUID, Long> from, Map<UUID, Long> to) {
-    long[] out = new long[ids.size()];
-    int n = 0;
-    for (UUID id : ids) {
-      Long a = from.get(id);
-      Long b = to.get(id);
-      if (a != null && b != null) {
-        out[n++] = Math.max(0, b - a);
-      }
-    }
-    long[] result = Arrays.copyOf(out, n);
-    Arrays.sort(result);
-    return result;
-  }
-
-  private static void percentiles(Result r, String prefix, long[] sorted) {
-    r.metric(prefix + "_p50_ms", q(sorted, 0.50));
-    r.metric(prefix + "_p90_ms", q(sorted, 0.90));
-    r.metric(prefix + "_p99_ms", q(sorted, 0.99));
-    r.metric(prefix + "_p999_ms", q(sorted, 0.999));
-    r.metric(prefix + "_max_ms", sorted.length == 0 ? Double.NaN : sorted[sorted.length - 1] / 1e6);
-  }
-
-  private static double q(long[] sorted, double quantile) {
-    if (sorted.length == 0) {
-      return Double.NaN;
-    }
-    int i = (int) Math.min(sorted.length - 1, Math.ceil(quantile * sorted.length) - 1);
-    return Math.round(sorted[Math.max(0, i)] / 1e4) / 100.0;
-  }
-
-  /** 201 points of the distribution (quantiles 0, 0.5%, ... 100%) for the CDF plot, in ms. */
-  private static List<Double> cdf(long[] sorted) {
-    List<Double> points = new ArrayList<>();
-    if (sorted.length == 0) {
-      return points;
-    }
-    for (int k = 0; k <= 200; k++) {
-      double qq = k / 200.0;
-      int i = (int) Math.min(sorted.length - 1, Math.max(0, Math.ceil(qq * sorted.length) - 1));
-      points.add(Math.round(sorted[i] / 1e4) / 100.0);
-    }
-    return points;
-  }
-
-  /** The issue-2 table. */
+      /** 201 points of the distribution (quantiles 0, 0.5%, ... 100%) for the CDF plot, in ms. */
+    /** The issue-2 table. */
   public static List<List<String>> table(List<Result> all) {
     List<List<String>> rows = new ArrayList<>();
     rows.add(List.of("variant", "events/s", "events", "ack p50", "ack p99", "consume p50", "consume p90",

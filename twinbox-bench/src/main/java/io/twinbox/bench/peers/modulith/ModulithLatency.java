@@ -8,7 +8,7 @@ import io.twinbox.bench.Pools;
 import io.twinbox.bench.Quiet;
 import io.twinbox.bench.Result;
 import io.twinbox.bench.Topics;
-import io.twinbox.bench.peers.LatencyStats;
+import io.twinbox.bench.LatencyStats;
 import io.twinbox.bench.peers.PeerConsumer;
 import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.PostgresDatabase;

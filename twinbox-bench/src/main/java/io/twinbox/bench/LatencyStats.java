@@ -1,6 +1,5 @@
-package io.twinbox.bench.peers;
+package io.twinbox.bench;
 
-import io.twinbox.bench.Result;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -8,7 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
-/** Percentiles and CDF points as the latency scenario reports them (same quantile rule). */
+/** Latencies, percentiles and CDF points, one quantile rule for every scenario that reports latency. */
 public final class LatencyStats {
   private LatencyStats() {}
 
@@ -28,6 +27,7 @@ public final class LatencyStats {
     return result;
   }
 
+  /** p50, p90, p99, p99.9 and max of {@code sorted} (ns) as metrics {@code <prefix>_p50_ms}, …. */
   public static void percentiles(Result r, String prefix, long[] sorted) {
     r.metric(prefix + "_p50_ms", q(sorted, 0.50));
     r.metric(prefix + "_p90_ms", q(sorted, 0.90));
@@ -36,7 +36,8 @@ public final class LatencyStats {
     r.metric(prefix + "_max_ms", sorted.length == 0 ? Double.NaN : sorted[sorted.length - 1] / 1e6);
   }
 
-  static double q(long[] sorted, double quantile) {
+  /** The {@code quantile} of {@code sorted} (ns) in ms, rounded to 0.01 ms; NaN when empty. */
+  public static double q(long[] sorted, double quantile) {
     if (sorted.length == 0) {
       return Double.NaN;
     }

@@ -41,15 +41,8 @@ final class ChildJvm {
 
   /** Launches the JVM; {@link #awaitStarted} waits for it. */
   void launch() {
-    // A work directory per child: ChildProcess rewrites its classpath file there at every launch,
-    // which must not race with another child's JVM still reading its own.
-    Path work = dir.resolve(name);
-    try {
-      Files.createDirectories(work);
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot create " + work, e);
-    }
-    process = ChildProcess.start(work, log, JVM_OPTIONS, mainClass, args);
+    // ChildProcess writes one classpath file per launch, so children can share the run's folder.
+    process = ChildProcess.start(dir, log, JVM_OPTIONS, mainClass, args);
     starts++;
   }
 

@@ -12,7 +12,7 @@ import io.twinbox.bench.Pools;
 import io.twinbox.bench.Quiet;
 import io.twinbox.bench.Result;
 import io.twinbox.bench.Topics;
-import io.twinbox.bench.LatencyStats;
+import io.twinbox.bench.peers.PeerLatencyReport;
 import io.twinbox.bench.peers.PeerConsumer;
 import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.PostgresDatabase;
@@ -124,25 +124,13 @@ public final class GruelboxLatency {
       }
       Map<String, Double> cpuUse = cpu.stop();
       double loadAfter = Machine.load1();
-      long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-      while (!consumed.keySet().containsAll(measured) && System.nanoTime() < waitUntil) {
-        TimeUnit.MILLISECONDS.sleep(50);
-      }
-      long[] toConsume = LatencyStats.latencies(measured, committed, consumed);
-      Result r = new Result("latency", setup.name(), load).loadAfter(loadAfter)
-          .param("others_cpu_before", others)
-          .param("rate", rate).param("writers", writers).param("seconds", seconds)
-          .param("warmup_seconds", warmupSeconds).param("aggregates", aggregates)
-          .param("topic_partitions", partitions)
-          .param("relay", "gruelbox post-commit submit into a " + executor.getMaximumPoolSize()
-              + "-thread executor (queue 16384)");
-      r.metric("events", measured.size())
-          .metric("achieved_rate", measured.size() / (double) seconds)
-          .metric("write_failures", failures.get())
-          .metric("not_consumed", measured.size() - toConsume.length)
+      long[] toConsume = PeerLatencyReport.awaitConsumed(measured, committed, consumed);
+      Result r = PeerLatencyReport.result(setup.name(), load, loadAfter, others,
+          new PeerLatencyReport.Load(rate, writers, warmupSeconds, seconds, aggregates, partitions),
+          "gruelbox post-commit submit into a " + executor.getMaximumPoolSize()
+              + "-thread executor (queue 16384)",
+          measured.size(), failures.get(), toConsume)
           .metric("executor_queue_at_end", executor.getQueue().size());
-      LatencyStats.percentiles(r, "consume", toConsume);
-      r.metric("consume_cdf_ms", LatencyStats.cdf(toConsume));
       r.metrics(cpuUse);
       return r;
     } finally {

@@ -48,13 +48,15 @@ public final class FaultRun implements AutoCloseable {
   private static final int AGGREGATES = 200;
   /** Estimated seconds per fault, including its heal and the gap before it. */
   private static final double SECONDS_PER_FAULT = 5.0;
-  private static final double MAX_RATE = 400;
+  /** Default ceiling of the producer's rate (events/s), low enough for the smoke tier on a busy CI box. */
+  public static final double DEFAULT_MAX_RATE = 400;
 
   private final Scenario scenario;
   private final int events;
   private final long seed;
   private final BrokerUnderTest broker;
   private final Path dir;
+  private final double maxRate;
   private final String topic;
   private final List<ChildJvm> relays = new ArrayList<>();
   private final List<ChildJvm> consumers = new ArrayList<>();
@@ -68,6 +70,19 @@ public final class FaultRun implements AutoCloseable {
   private Path rolledBackFile;
 
   public FaultRun(Scenario scenario, int events, long seed, BrokerUnderTest broker, Path baseDir) {
+    this(scenario, events, seed, broker, baseDir, DEFAULT_MAX_RATE);
+  }
+
+  /**
+   * A run whose producer writes at most {@code maxRate} events/s. The producer spreads the events
+   * over the time the faults need (at least 20 s), so a large {@code events} only speeds it up to
+   * this ceiling; the full matrix raises it so that 100,000 events per row take minutes, not hours.
+   */
+  public FaultRun(Scenario scenario, int events, long seed, BrokerUnderTest broker, Path baseDir, double maxRate) {
+    if (!(maxRate > 0)) {
+      throw new IllegalArgumentException("maxRate must be > 0 events/s, was " + maxRate);
+    }
+    this.maxRate = maxRate;
     this.scenario = scenario;
     this.events = events;
     this.seed = seed;
@@ -110,7 +125,7 @@ public final class FaultRun implements AutoCloseable {
           "faults-consumer", "consumer-" + i), ConsumerMain.STARTED));
     }
     double writeSeconds = Math.max(20, scenario.faultCount(broker.supported()) * SECONDS_PER_FAULT / 0.75);
-    double rate = Math.min(MAX_RATE, events / writeSeconds);
+    double rate = Math.min(maxRate, events / writeSeconds);
     rolledBackFile = dir.resolve("rolled-back.txt");
     Files.deleteIfExists(rolledBackFile);
     Files.createFile(rolledBackFile);

@@ -26,6 +26,7 @@ class FaultMatrixRun {
     LocalServers.require("PostgreSQL", "127.0.0.1", 5432);
     int n = Integer.getInteger("faults.n", 20_000);
     long seed = Long.getLong("faults.seed", 1);
+    double maxRate = Double.parseDouble(System.getProperty("faults.rate", Double.toString(FaultRun.DEFAULT_MAX_RATE)));
     String only = System.getProperty("faults.scenarios", "all");
     String brokerList = System.getProperty("faults.brokers", "kafka,rabbitmq");
     Set<String> wanted = Arrays.stream(only.split(",")).map(String::trim).collect(Collectors.toSet());
@@ -51,7 +52,7 @@ class FaultMatrixRun {
               || !scenario.playableOn(broker.supported())) {
             continue;
           }
-          try (FaultRun run = new FaultRun(scenario, n, seed, broker, Path.of("target", "faults"))) {
+          try (FaultRun run = new FaultRun(scenario, n, seed, broker, Path.of("target", "faults"), maxRate)) {
             ScenarioResult result = run.run();
             System.out.println(result.line());
             results.add(result);
@@ -67,7 +68,7 @@ class FaultMatrixRun {
       }
     }
     String command = "./mvnw -B -pl twinbox-faults -am verify -Pfaults -Dtest=FaultMatrixRun"
-        + " -Dsurefire.failIfNoSpecifiedTests=false -Dfaults.n=" + n + " -Dfaults.seed=" + seed
+        + " -Dsurefire.failIfNoSpecifiedTests=false -Dfaults.n=" + n + " -Dfaults.seed=" + seed + " -Dfaults.rate=" + Math.round(maxRate)
         + " -Dfaults.brokers=" + String.join(",", brokers)
         + (wanted.contains("all") ? "" : " -Dfaults.scenarios=" + only);
     ReportWriter.write(report, results, errors, brokers, command, n, seed);

@@ -17,15 +17,17 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * Writes {@code FAULTS-REPORT.md}: scenarios × brokers with the figures of the last run on each
- * broker. Rows, result lines and commands of brokers that this run did not play are kept from the
- * existing report, so brokers may be run one at a time.
+ * Writes {@code FAULTS-REPORT.md}: scenarios × brokers with the figures of the last run of each
+ * (scenario, broker). Rows and result lines of pairs this run did not play are kept from the existing
+ * report, and so is every earlier command that still produced a kept row, so brokers and scenarios may
+ * be run one at a time (e.g. the long E1 on its own).
  */
 public final class ReportWriter {
   private static final String HEADER = "| Row | Scenario | Broker | Faults | Committed | Rolled back | Published "
       + "| Delivered | Lost (lib/broker) | Phantom | Dup deliveries | Dup effects | Order viol. | Stuck | Failed "
       + "| Parked | Fenced | Drain ms | Result |";
   private static final Pattern BROKERS = Pattern.compile("-Dfaults\\.brokers=(\\S+)");
+  private static final Pattern SCENARIOS = Pattern.compile("-Dfaults\\.scenarios=(\\S+)");
   private static final Pattern FAULT_COUNT = Pattern.compile("×(\\d+)");
 
   private ReportWriter() {}
@@ -33,7 +35,14 @@ public final class ReportWriter {
   public static void write(Path file, List<ScenarioResult> results, List<String> errors, List<String> brokers,
       String command,
       int events, long seed) throws IOException {
-    Set<String> ran = new HashSet<>(brokers);
+    Set<String> ran = new HashSet<>();
+    results.forEach(r -> ran.add(key(r.scenario().id(), r.broker())));
+    for (String error : errors) {
+      if (error.startsWith("[") && error.contains("]")) {
+        String[] idBroker = error.substring(1, error.indexOf(']')).split(" ");
+        ran.add(key(idBroker[0], idBroker.length > 1 ? idBroker[1] : ""));
+      }
+    }
     List<String> commands = new ArrayList<>();
     List<String> rows = new ArrayList<>();
     List<String> lines = new ArrayList<>();
@@ -91,11 +100,13 @@ public final class ReportWriter {
     Files.writeString(file, md.toString(), StandardCharsets.UTF_8);
   }
 
-  /** Keeps what an earlier report holds for brokers this run did not play. */
+  /** Keeps what an earlier report holds for (scenario, broker) pairs this run did not play. */
   private static void keepOthers(List<String> old, Set<String> ran, List<String> commands, List<String> rows,
       List<String> lines) {
     boolean inCommands = false;
     boolean commandsDone = false;
+    List<String> oldCommands = new ArrayList<>();
+    Set<String> kept = new HashSet<>();
     for (String line : old) {
       if (line.equals("```")) {
         if (!commandsDone) {
@@ -105,24 +116,44 @@ public final class ReportWriter {
         continue;
       }
       if (inCommands) {
-        Matcher m = BROKERS.matcher(line);
-        Set<String> of = new HashSet<>(Arrays.asList((m.find() ? m.group(1) : "kafka").split(",")));
-        of.removeAll(ran);
-        if (!of.isEmpty() && !line.isBlank()) {
-          commands.add(line);
+        if (!line.isBlank()) {
+          oldCommands.add(line);
         }
       } else if (line.startsWith("| ") && !line.startsWith("| Row ")) {
         String[] cells = line.split(" \\| ");
-        if (cells.length > 2 && !ran.contains(cells[2].trim())) {
+        String key = cells.length > 2 ? key(cells[0].substring(2).trim(), cells[2].trim()) : "";
+        if (cells.length > 2 && !ran.contains(key)) {
           rows.add(line);
+          kept.add(key);
         }
       } else if (line.startsWith("[") && line.contains("] seed=")) {
-        String broker = line.substring(1, line.indexOf(']')).split(" ")[1];
-        if (!ran.contains(broker)) {
+        String[] idBroker = line.substring(1, line.indexOf(']')).split(" ");
+        if (!ran.contains(key(idBroker[0], idBroker[1]))) {
           lines.add(line);
         }
       }
     }
+    for (String command : oldCommands) {
+      if (producedAnyOf(command, kept) && !commands.contains(command)) {
+        commands.add(command);
+      }
+    }
+  }
+
+  /** Whether a reproduce command played at least one of the kept (scenario, broker) pairs. */
+  private static boolean producedAnyOf(String command, Set<String> kept) {
+    Matcher b = BROKERS.matcher(command);
+    Set<String> brokers = new HashSet<>(Arrays.asList((b.find() ? b.group(1) : "kafka,rabbitmq").split(",")));
+    Matcher s = SCENARIOS.matcher(command);
+    Set<String> scenarios = s.find() ? new HashSet<>(Arrays.asList(s.group(1).split(","))) : null;
+    return kept.stream().anyMatch(k -> {
+      String[] idBroker = k.split(" ", 2);
+      return brokers.contains(idBroker[1]) && (scenarios == null || scenarios.contains(idBroker[0]));
+    });
+  }
+
+  private static String key(String scenario, String broker) {
+    return scenario + " " + broker;
   }
 
   private static String row(ScenarioResult r) {

@@ -52,6 +52,18 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     return new Scenario("SMOKE", "every fault kind once", EnumSet.allOf(FaultKind.class), 0, true, 0.10, 0.005);
   }
 
+  /**
+   * This row with {@code count} random faults instead of its own number (the full run's long E1
+   * plays 60); a row without faults or playing each kind once is returned unchanged.
+   */
+  public Scenario withFaults(int count) {
+    if (count < 1) {
+      throw new IllegalArgumentException("faults must be >= 1, was " + count);
+    }
+    return kinds.isEmpty() || eachOnce ? this
+        : new Scenario(id, title, kinds, count, false, rollbackRate, poisonRate);
+  }
+
   /** How many faults the nemesis applies on a broker supporting {@code supported}. */
   public int faultCount(Set<FaultKind> supported) {
     Set<FaultKind> playable = EnumSet.noneOf(FaultKind.class);

@@ -28,6 +28,8 @@ class FaultMatrixRun {
     long seed = Long.getLong("faults.seed", 1);
     double maxRate = Double.parseDouble(System.getProperty("faults.rate", Double.toString(FaultRun.DEFAULT_MAX_RATE)));
     String only = System.getProperty("faults.scenarios", "all");
+    // 0 = each row's own number of faults; otherwise every row played draws this many
+    int faults = Integer.getInteger("faults.count", 0);
     String brokerList = System.getProperty("faults.brokers", "kafka,rabbitmq");
     Set<String> wanted = Arrays.stream(only.split(",")).map(String::trim).collect(Collectors.toSet());
     Path report = Path.of(System.getProperty("faults.report", "../FAULTS-REPORT.md"));
@@ -47,7 +49,8 @@ class FaultMatrixRun {
         case "rabbitmq" -> new RabbitUnderTest();
         default -> throw new IllegalArgumentException("unknown broker " + name);
       }) {
-        for (Scenario scenario : Scenario.matrix()) {
+        for (Scenario row : Scenario.matrix()) {
+          Scenario scenario = faults > 0 ? row.withFaults(faults) : row;
           if (!wanted.contains("all") && !wanted.contains(scenario.id())
               || !scenario.playableOn(broker.supported())) {
             continue;
@@ -70,7 +73,8 @@ class FaultMatrixRun {
     String command = "./mvnw -B -pl twinbox-faults -am verify -Pfaults -Dtest=FaultMatrixRun"
         + " -Dsurefire.failIfNoSpecifiedTests=false -Dfaults.n=" + n + " -Dfaults.seed=" + seed + " -Dfaults.rate=" + Math.round(maxRate)
         + " -Dfaults.brokers=" + String.join(",", brokers)
-        + (wanted.contains("all") ? "" : " -Dfaults.scenarios=" + only);
+        + (wanted.contains("all") ? "" : " -Dfaults.scenarios=" + only)
+        + (faults > 0 ? " -Dfaults.count=" + faults : "");
     ReportWriter.write(report, results, errors, brokers, command, n, seed);
     List<String> failed = results.stream().filter(r -> !r.verdict().ok()).map(ScenarioResult::line).toList();
     assertThat(failed).as("scenarios that broke an invariant").isEmpty();

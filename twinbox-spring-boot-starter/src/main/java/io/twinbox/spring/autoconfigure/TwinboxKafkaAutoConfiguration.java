@@ -25,8 +25,9 @@ import org.springframework.core.env.Environment;
 
 /**
  * Kafka, when twinbox-kafka is on the classpath and {@code twinbox.kafka.bootstrap-servers} is set:
- * the {@link KafkaPublisher} as the relay's transport, and a Kafka inbox consumer feeding the
- * application's {@link InboxHandler} bean from {@code twinbox.kafka.consumer.topics}.
+ * the {@link KafkaPublisher} as the relay's transport (unless {@code twinbox.relay.transport} names
+ * another broker), and a Kafka inbox consumer feeding the application's {@link InboxHandler} bean
+ * from {@code twinbox.kafka.consumer.topics}.
  */
 @AutoConfiguration(after = {TwinboxAutoConfiguration.class, TwinboxMetricsAutoConfiguration.class})
 @ConditionalOnClass(KafkaPublisher.class)
@@ -37,6 +38,7 @@ public class TwinboxKafkaAutoConfiguration {
   /** The relay's transport; a {@link TopicRouter} bean replaces the topic-per-aggregate-type default. */
   @Bean
   @ConditionalOnMissingBean(Transport.class)
+  @ConditionalOnProperty(name = "twinbox.relay.transport", havingValue = "kafka", matchIfMissing = true)
   public KafkaPublisher twinboxKafkaPublisher(TwinboxProperties properties, ObjectProvider<TopicRouter> router) {
     TwinboxProperties.Kafka kafka = properties.getKafka();
     Map<String, Object> producer = new LinkedHashMap<>(kafka.getProducer());

@@ -441,12 +441,14 @@ class TwinboxAutoConfigurationTest {
       assertThat(stackTrace(context.getStartupFailure())).doesNotContain("s3cret-pw");
     });
     for (String[] choice : new String[][] {{"kafka", "KafkaPublisher"}, {"RabbitMQ", "RabbitPublisher"},
-        {"nats", "NatsPublisher"}}) {
+        {"rabbit-mq", "RabbitPublisher"}, {"nats", "NatsPublisher"}}) {   // bound leniently, like any enum
       all.withPropertyValues("twinbox.relay.transport=" + choice[0]).run(context -> {
         assertThat(context).hasNotFailed().hasSingleBean(Transport.class).hasSingleBean(TwinboxRelay.class);
         assertThat(context.getBean(Transport.class).getClass().getSimpleName()).isEqualTo(choice[1]);
       });
     }
+    all.withPropertyValues("twinbox.relay.transport=redis").run(context ->
+        assertThat(context).hasFailed().getFailure().hasStackTraceContaining("twinbox.relay.transport"));
     runner.withPropertyValues("twinbox.kafka.bootstrap-servers=127.0.0.1:9", "twinbox.relay.transport=nats")
         .run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining("relay.transport")
             .hasStackTraceContaining("twinbox.nats.url is set"));

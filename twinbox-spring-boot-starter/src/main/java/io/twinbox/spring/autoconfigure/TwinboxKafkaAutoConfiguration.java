@@ -7,6 +7,7 @@ import io.twinbox.kafka.KafkaPublisher;
 import io.twinbox.kafka.TopicRouter;
 import io.twinbox.spi.Transport;
 import io.twinbox.spring.TwinboxProperties;
+import io.twinbox.spring.TwinboxProperties.Broker;
 import io.twinbox.spring.internal.ConnectionBoundInboxHandler;
 import io.twinbox.spring.kafka.TwinboxKafkaInboxConsumer;
 import java.util.LinkedHashMap;
@@ -38,7 +39,7 @@ public class TwinboxKafkaAutoConfiguration {
   /** The relay's transport; a {@link TopicRouter} bean replaces the topic-per-aggregate-type default. */
   @Bean
   @ConditionalOnMissingBean(Transport.class)
-  @ConditionalOnProperty(name = "twinbox.relay.transport", havingValue = "kafka", matchIfMissing = true)
+  @ConditionalOnRelayTransport(Broker.KAFKA)
   public KafkaPublisher twinboxKafkaPublisher(TwinboxProperties properties, ObjectProvider<TopicRouter> router) {
     TwinboxProperties.Kafka kafka = properties.getKafka();
     Map<String, Object> producer = new LinkedHashMap<>(kafka.getProducer());

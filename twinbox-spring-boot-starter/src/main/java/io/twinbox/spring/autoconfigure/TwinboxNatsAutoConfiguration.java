@@ -8,6 +8,7 @@ import io.twinbox.nats.NatsPublisher;
 import io.twinbox.nats.SubjectRouter;
 import io.twinbox.spi.Transport;
 import io.twinbox.spring.TwinboxProperties;
+import io.twinbox.spring.TwinboxProperties.Broker;
 import io.twinbox.spring.internal.ConnectionBoundInboxHandler;
 import io.twinbox.spring.nats.TwinboxNatsInboxConsumer;
 import javax.sql.DataSource;
@@ -44,7 +45,7 @@ public class TwinboxNatsAutoConfiguration {
    */
   @Bean
   @ConditionalOnMissingBean(Transport.class)
-  @ConditionalOnProperty(name = "twinbox.relay.transport", havingValue = "nats", matchIfMissing = true)
+  @ConditionalOnRelayTransport(Broker.NATS)
   public NatsPublisher twinboxNatsPublisher(TwinboxProperties properties, ObjectProvider<SubjectRouter> router) {
     TwinboxProperties.Nats nats = properties.getNats();
     return NatsPublisher.builder(nats.getUrl())

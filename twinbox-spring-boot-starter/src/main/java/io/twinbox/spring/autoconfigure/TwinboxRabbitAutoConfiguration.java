@@ -9,6 +9,7 @@ import io.twinbox.rabbitmq.RabbitPublisher;
 import io.twinbox.rabbitmq.RabbitRouter;
 import io.twinbox.spi.Transport;
 import io.twinbox.spring.TwinboxProperties;
+import io.twinbox.spring.TwinboxProperties.Broker;
 import io.twinbox.spring.internal.ConnectionBoundInboxHandler;
 import io.twinbox.spring.rabbitmq.TwinboxRabbitInboxConsumer;
 import javax.sql.DataSource;
@@ -46,7 +47,7 @@ public class TwinboxRabbitAutoConfiguration {
    */
   @Bean
   @ConditionalOnMissingBean(Transport.class)
-  @ConditionalOnProperty(name = "twinbox.relay.transport", havingValue = "rabbitmq", matchIfMissing = true)
+  @ConditionalOnRelayTransport(Broker.RABBITMQ)
   public RabbitPublisher twinboxRabbitPublisher(TwinboxProperties properties, ObjectProvider<RabbitRouter> router) {
     TwinboxProperties.Rabbitmq rabbit = properties.getRabbitmq();
     RabbitPublisher.Builder builder = rabbit.getUri() != null ? RabbitPublisher.builder(rabbit.getUri())

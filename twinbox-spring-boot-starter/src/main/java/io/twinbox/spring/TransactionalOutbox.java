@@ -27,8 +27,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * }
  * }</pre>
  *
- * <p>Inside an {@code InboxHandler} run by the starter's Kafka consumer, it writes on the inbox's
- * transaction. Anywhere else, without an active transaction, it refuses to write. Thread-safe.
+ * <p>Inside an {@code InboxHandler} run by the starter's inbox consumers (Kafka, RabbitMQ, NATS), it
+ * writes on the inbox's transaction. Anywhere else, without an active transaction, it refuses to
+ * write. Thread-safe.
  */
 public final class TransactionalOutbox {
   private final Outbox outbox;

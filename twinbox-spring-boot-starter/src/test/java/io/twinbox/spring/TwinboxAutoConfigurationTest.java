@@ -16,15 +16,24 @@ import io.twinbox.kafka.KafkaPublisher;
 import io.twinbox.micrometer.InboxMetrics;
 import io.twinbox.micrometer.OutboxMetrics;
 import io.twinbox.micrometer.RelayMetrics;
+import io.twinbox.nats.NatsPublisher;
+import io.twinbox.rabbitmq.RabbitPublisher;
 import io.twinbox.spi.Transport;
 import io.twinbox.spring.autoconfigure.TwinboxAutoConfiguration;
 import io.twinbox.spring.autoconfigure.TwinboxHealthAutoConfiguration;
 import io.twinbox.spring.autoconfigure.TwinboxKafkaAutoConfiguration;
 import io.twinbox.spring.autoconfigure.TwinboxMetricsAutoConfiguration;
+import io.twinbox.spring.autoconfigure.TwinboxNatsAutoConfiguration;
+import io.twinbox.spring.autoconfigure.TwinboxRabbitAutoConfiguration;
 import io.twinbox.spring.autoconfigure.TwinboxRelayAutoConfiguration;
 import io.twinbox.spring.kafka.TwinboxKafkaInboxConsumer;
+import io.twinbox.spring.nats.TwinboxNatsInboxConsumer;
+import io.twinbox.spring.rabbitmq.TwinboxRabbitInboxConsumer;
 import io.twinbox.testkit.PostgresDatabase;
 import io.twinbox.testkit.RecordingTransport;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,15 +51,17 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * The wiring: which beans exist for which properties and classpath, that the application's beans
  * replace ours, and that bad values stop the start with the property's name. On a real PostgreSQL
- * database (the store connects at build). No broker is needed: the Kafka clients connect lazily,
- * and a consumer started on an unreachable address only retries until its context closes.
+ * database (the store connects at build). No broker is needed: the Kafka, RabbitMQ and NATS
+ * clients connect lazily, and a consumer started on an unreachable address (port 9 here) only
+ * retries until its context closes.
  */
 class TwinboxAutoConfigurationTest {
   private static PostgresDatabase db;
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(TwinboxAutoConfiguration.class, TwinboxMetricsAutoConfiguration.class,
-          TwinboxKafkaAutoConfiguration.class, TwinboxRelayAutoConfiguration.class,
+          TwinboxKafkaAutoConfiguration.class, TwinboxRabbitAutoConfiguration.class, TwinboxNatsAutoConfiguration.class,
+          TwinboxRelayAutoConfiguration.class,
           TwinboxHealthAutoConfiguration.class))
       .withBean(DataSource.class, () -> new DelegatingDataSource(db.dataSource()));   // the context may not close the pool
 
@@ -213,7 +224,13 @@ class TwinboxAutoConfigurationTest {
         {"twinbox.outbox.max-payload-bytes=0", "outbox.maxPayloadBytes", ">= 1"},
         {"twinbox.inbox.retention=1d", "inbox.retention", "redelivery-horizon"},
         {"twinbox.kafka.topic=no spaces", "kafka.topic", "[a-zA-Z0-9._-]"},
-        {"twinbox.kafka.consumer.batch-size=5000", "kafka.consumer.batchSize", "within [1, 1000]"}}) {
+        {"twinbox.kafka.consumer.batch-size=5000", "kafka.consumer.batchSize", "within [1, 1000]"},
+        {"twinbox.rabbitmq.port=0", "rabbitmq.port", "within [1, 65535]"},
+        {"twinbox.rabbitmq.consumer.batch-size=100", "rabbitmq.consumer.batchSize", "prefetch"},
+        {"twinbox.rabbitmq.consumer.batch-wait=2s", "rabbitmq.consumer.batchWait", "within [PT0S, PT1S]"},
+        {"twinbox.nats.consumer.stream=ORDERS.V1", "nats.consumer.stream", "without whitespace"},
+        {"twinbox.nats.consumer.ack-wait=2h", "nats.consumer.ackWait", "within [PT1S, PT1H]"},
+        {"twinbox.nats.consumer.max-deliver=0", "nats.consumer.maxDeliver", ">= 1"}}) {
       runner.withPropertyValues(bad[0]).run(context -> assertThat(context).hasFailed().getFailure()
           .hasStackTraceContaining("twinbox").hasStackTraceContaining(bad[1]).hasStackTraceContaining(bad[2]));
     }
@@ -279,5 +296,177 @@ class TwinboxAutoConfigurationTest {
       assertThat(new JdbcTemplate(db.dataSource()).queryForObject(
           "SELECT count(*) FROM twinbox_outbox WHERE id = ?", Long.class, id)).isEqualTo(1L);
     });
+  }
+
+  @Test
+  void rabbitPublisherFromPropertiesOnlyWhenTwinboxRabbitmqIsOnTheClasspath() {
+    ApplicationContextRunner rabbit = runner.withPropertyValues("twinbox.rabbitmq.host=127.0.0.1",
+        "twinbox.rabbitmq.port=9", "twinbox.rabbitmq.username=relay", "twinbox.rabbitmq.password=s3cret-pw",
+        "twinbox.rabbitmq.virtual-host=orders", "twinbox.rabbitmq.exchange=events", "twinbox.relay.enabled=false");
+    rabbit.run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(RabbitPublisher.class).doesNotHaveBean(KafkaPublisher.class);
+      var config = context.getBean(RabbitPublisher.class).config();
+      assertThat(config.host()).isEqualTo("127.0.0.1");
+      assertThat(config.port()).isEqualTo(9);
+      assertThat(config.username()).isEqualTo("relay");
+      assertThat(config.virtualHost()).isEqualTo("orders");
+      assertThat(config.router()).isEqualTo("RabbitRouter.fixed(events)");
+      assertThat(config.toString()).doesNotContain("s3cret-pw");
+      assertThat(context.getBean(TwinboxProperties.class).getRabbitmq().toString()).doesNotContain("s3cret-pw")
+          .contains("password=***");
+    });
+    runner.withPropertyValues("twinbox.rabbitmq.uri=amqp://relay:s3cret-pw@127.0.0.1:9/%2f").run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(RabbitPublisher.class);
+      var config = context.getBean(RabbitPublisher.class).config();
+      assertThat(config.username()).isEqualTo("relay");
+      assertThat(config.port()).isEqualTo(9);
+      assertThat(config.router()).isEqualTo("RabbitRouter.byAggregateType()");
+      assertThat(context.getBean(TwinboxRelay.class).isRunning()).isTrue();   // the relay runs on it
+      assertThat(context.getBean(TwinboxProperties.class).getRabbitmq().toString()).doesNotContain("s3cret-pw")
+          .contains("amqp://***@127.0.0.1:9");
+    });
+    rabbit.withClassLoader(new FilteredClassLoader(RabbitPublisher.class))
+        .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Transport.class));
+    runner.run(context -> assertThat(context).doesNotHaveBean(RabbitPublisher.class));   // neither uri nor host
+  }
+
+  @Test
+  void natsPublisherFromPropertiesOnlyWhenTwinboxNatsIsOnTheClasspath() {
+    ApplicationContextRunner nats = runner.withPropertyValues("twinbox.nats.url=nats://relay:s3cret-pw@127.0.0.1:9",
+        "twinbox.nats.subject-prefix=shop", "twinbox.relay.enabled=false");
+    nats.run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(NatsPublisher.class).doesNotHaveBean(KafkaPublisher.class);
+      var config = context.getBean(NatsPublisher.class).config();
+      assertThat(config.servers()).isEqualTo("nats://***@127.0.0.1:9");
+      assertThat(config.router()).isEqualTo("SubjectRouter.byAggregateType(shop)");
+      assertThat(config.ownsConnection()).isTrue();
+      assertThat(context.getBean(TwinboxProperties.class).getNats().toString()).doesNotContain("s3cret-pw")
+          .contains("nats://***@127.0.0.1:9");
+    });
+    nats.withClassLoader(new FilteredClassLoader(NatsPublisher.class))
+        .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Transport.class));
+    runner.run(context -> assertThat(context).doesNotHaveBean(NatsPublisher.class));   // no url
+  }
+
+  @Test
+  void anInboxHandlerGetsRabbitConsumersOnePerQueue() {
+    ApplicationContextRunner withHandler = runner.withBean(InboxHandler.class, () -> (connection, message) -> { })
+        .withPropertyValues("twinbox.rabbitmq.host=127.0.0.1", "twinbox.rabbitmq.port=9", "twinbox.relay.enabled=false",
+            "twinbox.inbox.consumer=payment-service", "twinbox.rabbitmq.consumer.queues=payment.order,payment.refund");
+    withHandler.withPropertyValues("twinbox.rabbitmq.consumer.enabled=false").run(context ->
+        assertThat(context).hasNotFailed().hasSingleBean(Inbox.class).doesNotHaveBean(TwinboxRabbitInboxConsumer.class));
+    withHandler.run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(TwinboxRabbitInboxConsumer.class)
+          .doesNotHaveBean(TwinboxKafkaInboxConsumer.class).doesNotHaveBean(TwinboxNatsInboxConsumer.class);
+      TwinboxRabbitInboxConsumer consumers = context.getBean(TwinboxRabbitInboxConsumer.class);
+      assertThat(consumers.isRunning()).isTrue();
+      assertThat(consumers.consumers()).hasSize(2).allSatisfy(c -> assertThat(c.isRunning()).isTrue());
+      context.stop();
+      assertThat(consumers.isRunning()).isFalse();
+      assertThat(consumers.consumers()).isEmpty();
+    });
+    withHandler.withClassLoader(new FilteredClassLoader(RabbitPublisher.class))
+        .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Inbox.class)
+            .doesNotHaveBean(TwinboxRabbitInboxConsumer.class));
+    withHandler.withPropertyValues("twinbox.rabbitmq.consumer.queues=").run(context ->
+        assertThat(context).hasFailed().getFailure().rootCause()
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("twinbox.rabbitmq.consumer.queues"));
+  }
+
+  @Test
+  void anInboxHandlerGetsANatsConsumer() {
+    ApplicationContextRunner withHandler = runner.withBean(InboxHandler.class, () -> (connection, message) -> { })
+        .withPropertyValues("twinbox.nats.url=nats://127.0.0.1:9", "twinbox.relay.enabled=false",
+            "twinbox.inbox.consumer=payment-service", "twinbox.nats.consumer.stream=ORDER");
+    withHandler.withPropertyValues("twinbox.nats.consumer.enabled=false").run(context ->
+        assertThat(context).hasNotFailed().hasSingleBean(Inbox.class).doesNotHaveBean(TwinboxNatsInboxConsumer.class));
+    withHandler.withPropertyValues("twinbox.nats.consumer.filter-subject=twinbox.order.>").run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(TwinboxNatsInboxConsumer.class)
+          .doesNotHaveBean(TwinboxKafkaInboxConsumer.class).doesNotHaveBean(TwinboxRabbitInboxConsumer.class);
+      TwinboxNatsInboxConsumer consumer = context.getBean(TwinboxNatsInboxConsumer.class);
+      assertThat(consumer.isRunning()).isTrue();
+      assertThat(consumer.consumer().isRunning()).isTrue();
+    });
+    withHandler.withClassLoader(new FilteredClassLoader(NatsPublisher.class))
+        .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Inbox.class)
+            .doesNotHaveBean(TwinboxNatsInboxConsumer.class));
+    runner.withBean(InboxHandler.class, () -> (connection, message) -> { })
+        .withPropertyValues("twinbox.nats.url=nats://127.0.0.1:9", "twinbox.inbox.consumer=payments")
+        .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+            .isInstanceOf(IllegalStateException.class).hasMessageContaining("twinbox.nats.consumer.stream"));
+  }
+
+  @Test
+  void theApplicationsBeansReplaceTheRabbitAndNatsOnes() {
+    RecordingTransport transport = RecordingTransport.acking();
+    runner.withBean(Transport.class, () -> transport)
+        .withPropertyValues("twinbox.rabbitmq.host=127.0.0.1", "twinbox.rabbitmq.port=9")
+        .run(context -> {
+          assertThat(context).hasNotFailed().doesNotHaveBean(RabbitPublisher.class);
+          assertThat(context.getBean(Transport.class)).isSameAs(transport);
+        });
+    runner.withBean(Transport.class, () -> transport).withPropertyValues("twinbox.nats.url=nats://127.0.0.1:9")
+        .run(context -> {
+          assertThat(context).hasNotFailed().doesNotHaveBean(NatsPublisher.class);
+          assertThat(context.getBean(Transport.class)).isSameAs(transport);
+        });
+    TwinboxRabbitInboxConsumer rabbit = new TwinboxRabbitInboxConsumer(List::of);
+    TwinboxNatsInboxConsumer nats = new TwinboxNatsInboxConsumer(() -> {
+      throw new AssertionError("not started in this test");
+    }) {
+      @Override
+      public boolean isAutoStartup() {
+        return false;
+      }
+    };
+    runner.withBean(InboxHandler.class, () -> (connection, message) -> { })
+        .withBean(TwinboxRabbitInboxConsumer.class, () -> rabbit).withBean(TwinboxNatsInboxConsumer.class, () -> nats)
+        .withPropertyValues("twinbox.rabbitmq.host=127.0.0.1", "twinbox.rabbitmq.port=9",
+            "twinbox.nats.url=nats://127.0.0.1:9", "twinbox.relay.transport=nats", "twinbox.relay.enabled=false",
+            "twinbox.inbox.consumer=payments")   // no queues, no stream: ours would fail, theirs are used
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          assertThat(context.getBean(TwinboxRabbitInboxConsumer.class)).isSameAs(rabbit);
+          assertThat(context.getBean(TwinboxNatsInboxConsumer.class)).isSameAs(nats);
+        });
+  }
+
+  @Test
+  void withSeveralBrokersTheRelaysTransportMustBeChosen() {
+    ApplicationContextRunner all = runner.withPropertyValues("twinbox.kafka.bootstrap-servers=127.0.0.1:9",
+        "twinbox.rabbitmq.uri=amqp://relay:s3cret-pw@127.0.0.1:9", "twinbox.nats.url=nats://relay:s3cret-pw@127.0.0.1:9");
+    all.run(context -> {
+      assertThat(context).hasFailed().getFailure().hasStackTraceContaining("relay.transport")
+          .hasStackTraceContaining("must be set to kafka, rabbitmq or nats");
+      assertThat(stackTrace(context.getStartupFailure())).doesNotContain("s3cret-pw");
+    });
+    for (String[] choice : new String[][] {{"kafka", "KafkaPublisher"}, {"RabbitMQ", "RabbitPublisher"},
+        {"rabbit-mq", "RabbitPublisher"}, {"nats", "NatsPublisher"}}) {   // bound leniently, like any enum
+      all.withPropertyValues("twinbox.relay.transport=" + choice[0]).run(context -> {
+        assertThat(context).hasNotFailed().hasSingleBean(Transport.class).hasSingleBean(TwinboxRelay.class);
+        assertThat(context.getBean(Transport.class).getClass().getSimpleName()).isEqualTo(choice[1]);
+      });
+    }
+    all.withPropertyValues("twinbox.relay.transport=redis").run(context ->
+        assertThat(context).hasFailed().getFailure().hasStackTraceContaining("twinbox.relay.transport"));
+    runner.withPropertyValues("twinbox.kafka.bootstrap-servers=127.0.0.1:9", "twinbox.relay.transport=nats")
+        .run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining("relay.transport")
+            .hasStackTraceContaining("twinbox.nats.url is set"));
+  }
+
+  @Test
+  void secretsAreNotShownInBindingErrors() {
+    runner.withPropertyValues("twinbox.rabbitmq.uri=amqp://relay:s3cret-pw@127.0.0.1:9", "twinbox.rabbitmq.host=h",
+        "twinbox.rabbitmq.password=s3cret-pw", "twinbox.rabbitmq.port=0").run(context -> {
+          assertThat(context).hasFailed().getFailure().hasStackTraceContaining("rabbitmq.host")
+              .hasStackTraceContaining("not both").hasStackTraceContaining("rabbitmq.port");
+          assertThat(stackTrace(context.getStartupFailure())).doesNotContain("s3cret-pw");
+        });
+  }
+
+  private static String stackTrace(Throwable t) {
+    StringWriter out = new StringWriter();
+    t.printStackTrace(new PrintWriter(out));
+    return out.toString();
   }
 }

@@ -7,6 +7,7 @@ import io.twinbox.kafka.KafkaPublisher;
 import io.twinbox.kafka.TopicRouter;
 import io.twinbox.spi.Transport;
 import io.twinbox.spring.TwinboxProperties;
+import io.twinbox.spring.TwinboxProperties.Broker;
 import io.twinbox.spring.internal.ConnectionBoundInboxHandler;
 import io.twinbox.spring.kafka.TwinboxKafkaInboxConsumer;
 import java.util.LinkedHashMap;
@@ -25,8 +26,9 @@ import org.springframework.core.env.Environment;
 
 /**
  * Kafka, when twinbox-kafka is on the classpath and {@code twinbox.kafka.bootstrap-servers} is set:
- * the {@link KafkaPublisher} as the relay's transport, and a Kafka inbox consumer feeding the
- * application's {@link InboxHandler} bean from {@code twinbox.kafka.consumer.topics}.
+ * the {@link KafkaPublisher} as the relay's transport (unless {@code twinbox.relay.transport} names
+ * another broker), and a Kafka inbox consumer feeding the application's {@link InboxHandler} bean
+ * from {@code twinbox.kafka.consumer.topics}.
  */
 @AutoConfiguration(after = {TwinboxAutoConfiguration.class, TwinboxMetricsAutoConfiguration.class})
 @ConditionalOnClass(KafkaPublisher.class)
@@ -37,6 +39,7 @@ public class TwinboxKafkaAutoConfiguration {
   /** The relay's transport; a {@link TopicRouter} bean replaces the topic-per-aggregate-type default. */
   @Bean
   @ConditionalOnMissingBean(Transport.class)
+  @ConditionalOnRelayTransport(Broker.KAFKA)
   public KafkaPublisher twinboxKafkaPublisher(TwinboxProperties properties, ObjectProvider<TopicRouter> router) {
     TwinboxProperties.Kafka kafka = properties.getKafka();
     Map<String, Object> producer = new LinkedHashMap<>(kafka.getProducer());

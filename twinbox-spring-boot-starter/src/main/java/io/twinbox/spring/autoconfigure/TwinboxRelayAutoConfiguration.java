@@ -16,13 +16,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.context.annotation.Bean;
 
 /**
- * The relay as a lifecycle bean, on the application's {@link Transport} bean (or the Kafka
- * publisher configured from {@code twinbox.kafka.*}). Off with {@code twinbox.relay.enabled=false},
- * to run the standalone relay instead. Without a transport there is no relay: pending events then
- * turn the health indicator DOWN.
+ * The relay as a lifecycle bean, on the application's {@link Transport} bean (or the Kafka,
+ * RabbitMQ or NATS publisher configured from {@code twinbox.kafka.*}, {@code twinbox.rabbitmq.*} or
+ * {@code twinbox.nats.*}; {@code twinbox.relay.transport} chooses when several are). Off with
+ * {@code twinbox.relay.enabled=false}, to run the standalone relay instead. Without a transport
+ * there is no relay: pending events then turn the health indicator DOWN.
  */
 @AutoConfiguration(after = {TwinboxAutoConfiguration.class, TwinboxMetricsAutoConfiguration.class,
-    TwinboxKafkaAutoConfiguration.class})
+    TwinboxKafkaAutoConfiguration.class, TwinboxRabbitAutoConfiguration.class, TwinboxNatsAutoConfiguration.class})
 @ConditionalOnBooleanProperty(name = "twinbox.relay.enabled", matchIfMissing = true)
 @ConditionalOnBean(JdbcStore.class)
 @ConditionalOnSingleCandidate(Transport.class)

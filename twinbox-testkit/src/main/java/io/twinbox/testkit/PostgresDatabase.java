@@ -69,7 +69,23 @@ public final class PostgresDatabase implements AutoCloseable {
    * @throws IllegalStateException when no server is available or the database cannot be created
    */
   public static PostgresDatabase create() {
-    PostgresServer server = PostgresServer.get();
+    return create(PostgresServer.get());
+  }
+
+  /**
+   * Like {@link #create()}, on the server at {@code host:port} instead of the JVM's default one, with
+   * no embedded fallback: for a harness that starts a server of its own (e.g. a private cluster
+   * with settings the shared server lacks).
+   *
+   * @param user a superuser of that server (it creates and drops the database)
+   * @param password its password, empty for none
+   * @throws IllegalStateException when the server does not answer or the database cannot be created
+   */
+  public static PostgresDatabase createOn(String host, int port, String user, String password) {
+    return create(new PostgresServer(host, port, user, password, "PostgreSQL on " + host + ":" + port));
+  }
+
+  private static PostgresDatabase create(PostgresServer server) {
     byte[] random = new byte[8];
     RANDOM.nextBytes(random);
     String name = "twinbox_" + HexFormat.of().formatHex(random);

@@ -1,8 +1,11 @@
 package io.twinbox.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.twinbox.testkit.internal.PostgresServer;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -54,6 +57,35 @@ class PostgresDatabaseTest {
         assertThat(rs.next()).isFalse();
       }
     }
+  }
+
+  @Test
+  void createsTheDatabaseOnTheServerItIsGiven() throws SQLException {
+    PostgresServer local = PostgresServer.get();
+    PostgresDatabase db = PostgresDatabase.createOn(local.host(), local.port(), local.user(), local.password());
+    try {
+      assertThat(db.jdbcUrl()).isEqualTo("jdbc:postgresql://" + local.host() + ":" + local.port() + "/" + db.name());
+      assertThat(exists(db.name())).isTrue();
+      try (Connection c = db.dataSource().getConnection();
+          Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("select current_database()")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString(1)).isEqualTo(db.name());
+      }
+    } finally {
+      db.close();
+    }
+    assertThat(exists(db.name())).isFalse();
+  }
+
+  @Test
+  void createOnANonAnsweringServerFailsNamingItWithoutAnEmbeddedFallback() throws Exception {
+    int closed;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closed = s.getLocalPort();
+    }
+    Throwable thrown = catchThrowable(() -> PostgresDatabase.createOn("127.0.0.1", closed, "postgres", ""));
+    assertThat(thrown).isInstanceOf(IllegalStateException.class).hasMessageContaining("127.0.0.1:" + closed);
   }
 
   private static boolean exists(String name) throws SQLException {

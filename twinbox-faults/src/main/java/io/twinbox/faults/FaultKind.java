@@ -19,7 +19,13 @@ public enum FaultKind {
   CONSUMER_PAUSE,
   /** C1: {@code kill -9} the broker, restart it after an outage. */
   BROKER_KILL,
-  /** B8: {@code pg_terminate_backend} every relay session. */
+  /**
+   * B9: {@code kill -9} of the producer's database server (postmaster and backends), started again
+   * after 3–6 s: crash recovery. Only on a private PostgreSQL cluster of the run (never the shared
+   * servers).
+   */
+  DB_RESTART,
+  /** B8: {@code pg_terminate_backend} (MariaDB: {@code KILL CONNECTION}) every relay session. */
   DB_TERMINATE,
   /** B8: RST on every relay ↔ database connection. */
   PROXY_RESET,

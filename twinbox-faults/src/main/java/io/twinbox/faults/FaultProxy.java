@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP fault proxy on a free loopback port: the testkit's {@code TcpProxy} only cuts and
@@ -34,6 +35,10 @@ public final class FaultProxy implements AutoCloseable {
   private volatile boolean dropReplies;
   private volatile long latencyMillis;
   private volatile boolean closed;
+  private final AtomicLong connections = new AtomicLong();
+  private final AtomicLong bytesToServer = new AtomicLong();
+  private final AtomicLong bytesToClient = new AtomicLong();
+  private final Set<Integer> upstreamPorts = ConcurrentHashMap.newKeySet();
 
   private FaultProxy(String targetHost, int targetPort, ServerSocket server) {
     this.targetHost = targetHost;
@@ -58,6 +63,33 @@ public final class FaultProxy implements AutoCloseable {
 
   public int port() {
     return server.getLocalPort();
+  }
+
+  /**
+   * What passed through so far: connections accepted and bytes forwarded each way, e.g. {@code
+   * connections=4 toServer=1.2MB toClient=80KB}; proof that clients really used this proxy.
+   */
+  public String stats() {
+    return "connections=" + connections.get() + " toServer=" + bytesToServer.get() + "B toClient="
+        + bytesToClient.get() + "B";
+  }
+
+  /** Connections accepted so far. */
+  public long connections() {
+    return connections.get();
+  }
+
+  /** Bytes forwarded from clients to the server so far. */
+  public long bytesToServer() {
+    return bytesToServer.get();
+  }
+
+  /**
+   * The local ports of the proxy's open connections to the server: the server sees the proxied
+   * clients as {@code 127.0.0.1:<port>} (MariaDB's processlist, for instance).
+   */
+  public Set<Integer> upstreamPorts() {
+    return Set.copyOf(upstreamPorts);
   }
 
   /** Resets every open connection. */
@@ -114,6 +146,8 @@ public final class FaultProxy implements AutoCloseable {
         upstream.setTcpNoDelay(true);
         sockets.add(client);
         sockets.add(upstream);
+        connections.incrementAndGet();
+        upstreamPorts.add(upstream.getLocalPort());
         pipe(client, upstream, false);
         pipe(upstream, client, true);
       } catch (IOException e) {
@@ -136,6 +170,7 @@ public final class FaultProxy implements AutoCloseable {
           }
           out.write(buf, 0, n);
           out.flush();
+          (reply ? bytesToClient : bytesToServer).addAndGet(n);
         }
       } catch (IOException e) {
         // One side closed or was reset: close the other below.
@@ -146,6 +181,7 @@ public final class FaultProxy implements AutoCloseable {
         rst(to);
         sockets.remove(from);
         sockets.remove(to);
+        upstreamPorts.remove((reply ? from : to).getLocalPort());
       }
     }, "fault-proxy-pipe");
     t.setDaemon(true);

@@ -10,7 +10,6 @@ import io.twinbox.testkit.ExpectedEvent;
 import io.twinbox.testkit.PostgresDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -22,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -34,9 +34,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One scenario against a broker and PostgreSQL: a producer JVM, two relay JVMs (reaching the
- * database, and a shared broker, through {@link FaultProxy}s) and two consumer JVMs (inbox into their
- * own database),
+ * One scenario against a broker and a producer store (PostgreSQL or MariaDB, see {@link
+ * ProducerStore}): a producer JVM, two relay JVMs (reaching the database, and a shared broker,
+ * through {@link FaultProxy}s) and two consumer JVMs (inbox into their own PostgreSQL database),
  * the {@link Nemesis}, a full drain with everything healed, and the {@link FaultChecker}.
  *
  * <p>Not thread-safe: one run at a time; the nemesis runs on its own thread.
@@ -55,13 +55,14 @@ public final class FaultRun implements AutoCloseable {
   private final int events;
   private final long seed;
   private final BrokerUnderTest broker;
+  private final String storeKind;
   private final Path dir;
   private final double maxRate;
   private final String topic;
   private final List<ChildJvm> relays = new ArrayList<>();
   private final List<ChildJvm> consumers = new ArrayList<>();
   private final List<Path> journals = new ArrayList<>();
-  private PostgresDatabase producerDb;
+  private ProducerStore producerDb;
   private PostgresDatabase consumerDb;
   private FaultProxy proxy;
   private FaultProxy link;
@@ -70,7 +71,7 @@ public final class FaultRun implements AutoCloseable {
   private Path rolledBackFile;
 
   public FaultRun(Scenario scenario, int events, long seed, BrokerUnderTest broker, Path baseDir) {
-    this(scenario, events, seed, broker, baseDir, DEFAULT_MAX_RATE);
+    this(scenario, events, seed, broker, ProducerStore.POSTGRESQL, baseDir, DEFAULT_MAX_RATE);
   }
 
   /**
@@ -78,7 +79,9 @@ public final class FaultRun implements AutoCloseable {
    * over the time the faults need (at least 20 s), so a large {@code events} only speeds it up to
    * this ceiling; the full matrix raises it so that 100,000 events per row take minutes, not hours.
    */
-  public FaultRun(Scenario scenario, int events, long seed, BrokerUnderTest broker, Path baseDir, double maxRate) {
+  public FaultRun(Scenario scenario, int events, long seed, BrokerUnderTest broker, String store, Path baseDir,
+      double maxRate) {
+    ProducerStore.supported(store); // validates the name
     if (!(maxRate > 0)) {
       throw new IllegalArgumentException("maxRate must be > 0 events/s, was " + maxRate);
     }
@@ -87,32 +90,34 @@ public final class FaultRun implements AutoCloseable {
     this.events = events;
     this.seed = seed;
     this.broker = broker;
+    this.storeKind = store;
     byte[] b = new byte[4];
     new Random(seed).nextBytes(b);
     this.topic = "faults-" + scenario.id().toLowerCase() + "-" + HexFormat.of().formatHex(b)
         + "-" + Long.toHexString(System.nanoTime() & 0xffff);
-    this.dir = baseDir.resolve(scenario.id() + "-" + broker.name() + "-" + seed).toAbsolutePath();
+    this.dir = baseDir.resolve(scenario.id() + "-" + broker.name()
+        + (store.equals(ProducerStore.POSTGRESQL) ? "" : "-" + store) + "-" + seed).toAbsolutePath();
   }
 
   /** Plays the scenario and checks it. */
   public ScenarioResult run() throws Exception {
     long started = System.nanoTime();
-    Files.createDirectories(dir);
-    producerDb = PostgresDatabase.create();
+    clearRunFolder();
+    producerDb = ProducerStore.open(storeKind, scenario, dir);
     consumerDb = PostgresDatabase.create();
     JdbcStore.builder(producerDb.dataSource()).build().migrate();
     JdbcStore.builder(consumerDb.dataSource()).build().migrate();
-    exec(producerDb.dataSource(), "CREATE TABLE orders (message_id uuid PRIMARY KEY, aggregate_id text,"
-        + " sequence bigint NOT NULL, poison boolean NOT NULL)");
-    exec(producerDb.dataSource(), "CREATE TABLE commit_bomb (ref bigint UNIQUE DEFERRABLE INITIALLY DEFERRED)");
+    exec(producerDb.dataSource(), producerDb.ordersDdl());
+    for (String ddl : producerDb.extraDdl()) {
+      exec(producerDb.dataSource(), ddl);
+    }
     exec(consumerDb.dataSource(), "CREATE TABLE effect (message_id uuid PRIMARY KEY, aggregate_id text,"
         + " sequence bigint NOT NULL, n int NOT NULL)");
     destination = broker.create(topic);
     link = destination.linkHost() == null ? null : FaultProxy.start(destination.linkHost(), destination.linkPort());
     String relayTransport = destination.relaySpec(link == null ? 0 : link.port());
-    URI pg = URI.create(producerDb.jdbcUrl().substring("jdbc:".length()));
-    proxy = FaultProxy.start(pg.getHost(), pg.getPort());
-    String relayUrl = "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + producerDb.name();
+    proxy = FaultProxy.start(producerDb.host(), producerDb.port());
+    String relayUrl = producerDb.relayUrl(proxy.port());
 
     for (int i = 0; i < 2; i++) {
       Path journal = dir.resolve("acks-relay-" + i + ".txt");
@@ -124,7 +129,7 @@ public final class FaultRun implements AutoCloseable {
           consumerDb.jdbcUrl(), consumerDb.user(), consumerDb.password(), destination.consumerSpec(),
           "faults-consumer", "consumer-" + i), ConsumerMain.STARTED));
     }
-    double writeSeconds = Math.max(20, scenario.faultCount(broker.supported()) * SECONDS_PER_FAULT / 0.75);
+    double writeSeconds = Math.max(20, scenario.faultCount(supported()) * SECONDS_PER_FAULT / 0.75);
     double rate = Math.min(maxRate, events / writeSeconds);
     rolledBackFile = dir.resolve("rolled-back.txt");
     Files.deleteIfExists(rolledBackFile);
@@ -139,8 +144,8 @@ public final class FaultRun implements AutoCloseable {
     all.forEach(ChildJvm::launch);
     all.forEach(c -> c.awaitStarted(START));
     producer.launch();
-    LOG.info("{} on {}: {} events at {}/s, {} faults, destination {}, logs in {}", scenario.id(),
-        broker.name(), events, Math.round(rate), scenario.faultCount(broker.supported()), topic, dir);
+    LOG.info("{} on {}/{}: {} events at {}/s, {} faults, destination {}, logs in {}", scenario.id(),
+        broker.name(), producerDb.kind(), events, Math.round(rate), scenario.faultCount(supported()), topic, dir);
 
     Nemesis nemesis = new Nemesis(this, scenario, seed);
     long expectedCommitted = Math.round(events * (1 - scenario.rollbackRate()));
@@ -177,12 +182,37 @@ public final class FaultRun implements AutoCloseable {
       consumer.terminate();
     }
     FaultVerdict verdict = FaultChecker.check(facts());
-    ScenarioResult result = new ScenarioResult(scenario, broker.name(), events, seed, verdict,
+    if (verdict.committed() == 0 && expectedCommitted > 0) {
+      throw new IllegalStateException("the producer committed nothing: a vacuous run; producer log:\n"
+          + producer.tail(20));
+    }
+    ScenarioResult result = new ScenarioResult(scenario, broker.name(), storeKind, events, seed, verdict,
         nemesis.applied(), fenced, drainMs, (System.nanoTime() - started) / 1_000_000);
     Files.writeString(dir.resolve("nemesis.txt"), String.join("\n", nemesis.log()) + "\n");
     Files.writeString(dir.resolve("verdict.txt"), verdict.describe(20) + "\n");
+    String through = "relay<->db proxy: " + proxy.stats() + (link == null ? "" : "; relay<->broker link: " + link.stats());
+    Files.writeString(dir.resolve("proxies.txt"), through + "\n");
+    LOG.info("{} on {}: {}", scenario.id(), broker.name(), through);
     LOG.info("{}", result.line());
     return result;
+  }
+
+  /**
+   * An empty run folder. The children's logs are appended to across restarts, so a folder left by
+   * an earlier run of the same row, broker, store and seed would hand this run its start and done
+   * markers (a run that checked nothing and passed).
+   */
+  private void clearRunFolder() throws IOException {
+    if (Files.exists(dir)) {
+      try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+        for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          if (!p.equals(dir)) {
+            Files.delete(p);
+          }
+        }
+      }
+    }
+    Files.createDirectories(dir);
   }
 
   // ---- used by the nemesis ----
@@ -204,7 +234,18 @@ public final class FaultRun implements AutoCloseable {
   }
 
   java.util.Set<FaultKind> supported() {
-    return broker.supported();
+    return supported(broker, storeKind);
+  }
+
+  /** The faults playable on {@code broker} with a producer store of kind {@code store}. */
+  static Set<FaultKind> supported(BrokerUnderTest broker, String store) {
+    Set<FaultKind> both = EnumSet.copyOf(broker.supported());
+    both.retainAll(ProducerStore.supported(store));
+    return both;
+  }
+
+  ProducerStore store() {
+    return producerDb;
   }
 
   BrokerUnderTest.Destination destination() {
@@ -229,8 +270,7 @@ public final class FaultRun implements AutoCloseable {
   }
 
   int terminateRelaySessions() {
-    return (int) count(producerDb.dataSource(), "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-        + " WHERE datname = current_database() AND application_name LIKE 'faults-relay-%'");
+    return producerDb.terminateRelaySessions(proxy);
   }
 
   /** FAULTS B11: an outbox row and its aggregate's counter held by an open transaction. */
@@ -243,7 +283,7 @@ public final class FaultRun implements AutoCloseable {
           aggregate).payload("{\"held\":true}").build());
       try (PreparedStatement ps = c.prepareStatement("INSERT INTO orders (message_id, aggregate_id, sequence,"
           + " poison) SELECT id, aggregate_id, sequence, false FROM twinbox_outbox WHERE id = ?")) {
-        ps.setObject(1, id);
+        ps.setObject(1, producerDb.id(id));
         ps.executeUpdate();
       }
       ChildJvm.sleep(hold.toMillis());
@@ -282,6 +322,9 @@ public final class FaultRun implements AutoCloseable {
     }
     if (!broker.isRunning()) {
       broker.restart();
+    }
+    if (!producerDb.isRunning()) {
+      producerDb.restart();
     }
     for (ChildJvm c : relays) {
       if (!c.isAlive()) {
@@ -324,11 +367,11 @@ public final class FaultRun implements AutoCloseable {
     Set<UUID> poison = new HashSet<>();
     for (Map<String, Object> row : rows(producerDb.dataSource(),
         "SELECT message_id, aggregate_id, sequence, poison FROM orders")) {
-      UUID id = (UUID) row.get("message_id");
+      UUID id = uuid(row.get("message_id"));
       String aggregate = (String) row.get("aggregate_id");
       committed.add(aggregate == null ? ExpectedEvent.unordered(id, ProducerMain.AGGREGATE_TYPE)
           : ExpectedEvent.ordered(id, ProducerMain.AGGREGATE_TYPE, aggregate, (Long) row.get("sequence")));
-      if ((Boolean) row.get("poison")) {
+      if (truth(row.get("poison"))) {
         poison.add(id);
       }
     }
@@ -337,7 +380,7 @@ public final class FaultRun implements AutoCloseable {
     Tap.Read read = destination.readAll(Duration.ofMinutes(2));
     Map<UUID, String> status = new HashMap<>();
     for (Map<String, Object> row : rows(producerDb.dataSource(), "SELECT id, status FROM twinbox_outbox")) {
-      status.put((UUID) row.get("id"), (String) row.get("status"));
+      status.put(uuid(row.get("id")), (String) row.get("status"));
     }
     Set<UUID> acked = new HashSet<>();
     for (Path journal : journals) {
@@ -363,6 +406,16 @@ public final class FaultRun implements AutoCloseable {
     }
     return new RunFacts(committed, rolledBack, read.deliveries(), status, acked, effects, parked, poison,
         read.foreign());
+  }
+
+  /** A {@code uuid} (PostgreSQL) or its text ({@code VARCHAR(36)} on MariaDB). */
+  private static UUID uuid(Object value) {
+    return value instanceof UUID u ? u : UUID.fromString(value.toString());
+  }
+
+  /** A {@code boolean}, or MariaDB's {@code TINYINT(1)}. */
+  private static boolean truth(Object value) {
+    return value instanceof Boolean b ? b : ((Number) value).intValue() != 0;
   }
 
   private static long fencedOf(ChildJvm relay) {

@@ -117,6 +117,13 @@ final class Nemesis {
         run.brokerUnderTest().restart();
         return "broker";
       }
+      case DB_RESTART -> {
+        run.store().kill();
+        long down = 3_000 + random.nextInt(3_000);
+        ChildJvm.sleep(down);
+        long recovery = run.store().restart();
+        return "producer database down " + down + "ms, restart (crash recovery) " + recovery + "ms";
+      }
       case DB_TERMINATE -> {
         return "sessions=" + run.terminateRelaySessions();
       }

@@ -7,6 +7,7 @@ import java.util.Map;
  *
  * @param scenario the matrix row
  * @param broker the broker, e.g. {@code kafka}
+ * @param store the producer's database, {@code postgresql} or {@code mariadb}
  * @param events events the producer wrote (committed and rolled back)
  * @param seed the nemesis and workload seed
  * @param verdict the checker's verdict after the drain
@@ -15,16 +16,16 @@ import java.util.Map;
  * @param drainMs from the last write to the end of the drain
  * @param runtimeMs the whole scenario
  */
-public record ScenarioResult(Scenario scenario, String broker, int events, long seed,
+public record ScenarioResult(Scenario scenario, String broker, String store, int events, long seed,
     FaultVerdict verdict, Map<FaultKind, Integer> faults, long fenced, long drainMs, long runtimeMs) {
 
   public int faultTotal() {
     return faults.values().stream().mapToInt(Integer::intValue).sum();
   }
 
-  /** {@code [B1 kafka] seed=.. faults=.. <verdict line> fenced=.. drainMs=.. runtimeMs=.. OK}. */
+  /** {@code [B1 kafka/postgresql] seed=.. faults=.. <verdict line> fenced=.. drainMs=.. runtimeMs=.. OK}. */
   public String line() {
-    return "[" + scenario.id() + " " + broker + "] seed=" + seed + " faults=" + faultTotal() + " "
+    return "[" + scenario.id() + " " + broker + "/" + store + "] seed=" + seed + " faults=" + faultTotal() + " "
         + verdict.line() + " fenced=" + fenced + " drainMs=" + drainMs + " runtimeMs=" + runtimeMs + " "
         + (verdict.ok() ? "OK" : "FAIL");
   }

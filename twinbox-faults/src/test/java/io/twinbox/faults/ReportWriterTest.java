@@ -10,60 +10,106 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The report keeps the rows, lines and command of a broker that the latest run did not play. */
+/** The report is keyed by (row, broker, store): a run replaces only its own keys and keeps the rest. */
 class ReportWriterTest {
   @TempDir
   Path dir;
 
-  private static ScenarioResult result(String broker, long seed) {
-    return result(Scenario.matrix().get(1), broker, seed);
-  }
-
-  private static ScenarioResult result(Scenario scenario, String broker, long seed) {
+  private static ScenarioResult result(int row, String broker, String store, long seed) {
     FaultVerdict clean = FaultChecker.check(new RunFacts(List.of(), List.of(), List.of(), Map.of(), Set.of(),
         Map.of(), Set.of(), Set.of(), 0));
-    return new ScenarioResult(scenario, broker, 100, seed, clean, Map.of(FaultKind.RELAY_KILL, 3),
-        0, 10, 20);
+    return new ScenarioResult(Scenario.matrix().get(row), broker, store, 100, seed, clean,
+        Map.of(FaultKind.RELAY_KILL, 3), 0, 10, 20);
   }
+
+  private static final int B1 = 1;
+  private static final int B3 = 2;
 
   @Test
   void aSecondBrokerIsAddedAndARerunReplacesOnlyItsOwnRows() throws Exception {
     Path file = dir.resolve("FAULTS-REPORT.md");
-    ReportWriter.write(file, List.of(result("kafka", 1)), List.of(), List.of("kafka"), "cmd -Dfaults.brokers=kafka",
-        100, 1);
-    ReportWriter.write(file, List.of(result("rabbitmq", 2)), List.of(), List.of("rabbitmq"),
-        "cmd -Dfaults.brokers=rabbitmq", 100, 2);
+    ReportWriter.write(file, List.of(result(B1, "kafka", "postgresql", 1)), List.of(),
+        "cmd -Dfaults.seed=1 -Dfaults.brokers=kafka");
+    ReportWriter.write(file, List.of(result(B1, "rabbitmq", "postgresql", 2)), List.of(),
+        "cmd -Dfaults.seed=2 -Dfaults.brokers=rabbitmq");
     String both = Files.readString(file);
-    assertThat(both).contains("| B1 | relay kill -9 (after claim / after ack) | kafka | relay_kill×3 |")
-        .contains("| rabbitmq | relay_kill×3 |").contains("[B1 kafka] seed=1").contains("[B1 rabbitmq] seed=2")
-        .contains("cmd -Dfaults.brokers=kafka\n").contains("cmd -Dfaults.brokers=rabbitmq\n")
+    assertThat(both)
+        .contains("| B1 | relay kill -9 (after claim / after ack) | kafka | postgresql | relay_kill×3 |")
+        .contains("| rabbitmq | postgresql | relay_kill×3 |").contains("[B1 kafka/postgresql] seed=1")
+        .contains("[B1 rabbitmq/postgresql] seed=2").contains("cmd -Dfaults.seed=1 -Dfaults.brokers=kafka\n")
+        .contains("cmd -Dfaults.seed=2 -Dfaults.brokers=rabbitmq\n")
         .contains("2 scenario runs, 6 faults, all invariants zero");
 
-    ReportWriter.write(file, List.of(result("kafka", 3)), List.of("[C1 kafka] seed=3 ERROR boom"), List.of("kafka"),
-        "cmd2 -Dfaults.brokers=kafka", 100, 3);
+    ReportWriter.write(file, List.of(result(B1, "kafka", "postgresql", 3)),
+        List.of("[C1 kafka/postgresql] seed=3 ERROR boom"), "cmd2 -Dfaults.seed=3 -Dfaults.brokers=kafka");
     String rerun = Files.readString(file);
-    assertThat(rerun).doesNotContain("[B1 kafka] seed=1").contains("[B1 kafka] seed=3").contains("[B1 rabbitmq] seed=2")
-        .doesNotContain("cmd -Dfaults.brokers=kafka\n").contains("cmd2 -Dfaults.brokers=kafka")
+    assertThat(rerun).doesNotContain("[B1 kafka/postgresql] seed=1").contains("[B1 kafka/postgresql] seed=3")
+        .contains("[B1 rabbitmq/postgresql] seed=2").doesNotContain("cmd -Dfaults.seed=1")
+        .contains("cmd2 -Dfaults.seed=3").contains("cmd -Dfaults.seed=2 -Dfaults.brokers=rabbitmq")
         .contains("1 run(s) FAILED or could not run");
   }
 
   @Test
-  void aRunOfOneScenarioReplacesOnlyThatRowAndKeepsTheCommandOfTheOthers() throws Exception {
+  void aStoreAndARowAreKeysOfTheirOwnAndTheirCommandsStayOnlyWhileTheyProduceRows() throws Exception {
     Path file = dir.resolve("FAULTS-REPORT.md");
-    Scenario e1 = Scenario.matrix().stream().filter(s -> s.id().equals("E1")).findFirst().orElseThrow();
-    ReportWriter.write(file, List.of(result("kafka", 1), result(e1, "kafka", 1)), List.of(), List.of("kafka"),
-        "cmd -Dfaults.n=20000 -Dfaults.brokers=kafka", 100, 1);
-    ReportWriter.write(file, List.of(result(e1.withFaults(60), "kafka", 2)), List.of(), List.of("kafka"),
-        "cmd -Dfaults.n=100000 -Dfaults.brokers=kafka -Dfaults.scenarios=E1 -Dfaults.count=60", 100, 2);
-    String report = Files.readString(file);
-    assertThat(report).contains("[B1 kafka] seed=1").contains("[E1 kafka] seed=2").doesNotContain("[E1 kafka] seed=1")
-        .contains("cmd -Dfaults.n=20000 -Dfaults.brokers=kafka\n")
-        .contains("cmd -Dfaults.n=100000 -Dfaults.brokers=kafka -Dfaults.scenarios=E1 -Dfaults.count=60\n")
-        .contains("2 scenario runs");
+    ReportWriter.write(file, List.of(result(B1, "kafka", "postgresql", 1), result(B3, "kafka", "postgresql", 1)),
+        List.of(), "all -Dfaults.seed=1 -Dfaults.brokers=kafka");
+    ReportWriter.write(file, List.of(result(B1, "kafka", "mariadb", 1)), List.of(),
+        "maria -Dfaults.seed=1 -Dfaults.brokers=kafka -Dfaults.store=mariadb -Dfaults.scenarios=B1");
+    String three = Files.readString(file);
+    assertThat(three).contains("| kafka | postgresql | relay_kill×3 |").contains("| kafka | mariadb | relay_kill×3 |")
+        .contains("[B1 kafka/postgresql]").contains("[B3 kafka/postgresql]").contains("[B1 kafka/mariadb]")
+        .contains("all -Dfaults.seed=1").contains("maria -Dfaults.seed=1").contains("3 scenario runs");
 
-    ReportWriter.write(file, List.of(result(e1, "kafka", 3)), List.of(), List.of("kafka"),
-        "cmd -Dfaults.n=100000 -Dfaults.brokers=kafka -Dfaults.scenarios=E1 -Dfaults.count=61", 100, 3);
-    assertThat(Files.readString(file)).doesNotContain("-Dfaults.count=60").contains("-Dfaults.count=61")
-        .contains("cmd -Dfaults.n=20000 -Dfaults.brokers=kafka\n");
+    // Only B1 on Kafka/PostgreSQL again: B3 still comes from the first command, which stays.
+    ReportWriter.write(file, List.of(result(B1, "kafka", "postgresql", 5)), List.of(),
+        "b1 -Dfaults.seed=5 -Dfaults.brokers=kafka -Dfaults.scenarios=B1");
+    String partial = Files.readString(file);
+    assertThat(partial).contains("[B1 kafka/postgresql] seed=5").doesNotContain("[B1 kafka/postgresql] seed=1")
+        .contains("[B3 kafka/postgresql] seed=1").contains("[B1 kafka/mariadb] seed=1")
+        .contains("all -Dfaults.seed=1").contains("maria -Dfaults.seed=1").contains("b1 -Dfaults.seed=5")
+        .contains("3 scenario runs");
+
+    // B3 too: the first command produces no row any more and is dropped.
+    ReportWriter.write(file, List.of(result(B3, "kafka", "postgresql", 6)), List.of(),
+        "b3 -Dfaults.seed=6 -Dfaults.brokers=kafka -Dfaults.scenarios=B3");
+    assertThat(Files.readString(file)).doesNotContain("all -Dfaults.seed=1").contains("maria -Dfaults.seed=1")
+        .contains("b1 -Dfaults.seed=5").contains("b3 -Dfaults.seed=6").contains("3 scenario runs");
+  }
+
+  @Test
+  void aReportWithoutTheStoreColumnIsReadAsPostgresql() throws Exception {
+    Path file = dir.resolve("FAULTS-REPORT.md");
+    Files.writeString(file, """
+        # Twinbox fault-injection report
+
+        Reproduce with (one line per broker run that produced rows below):
+
+        ```
+        old -Dfaults.n=100 -Dfaults.seed=4 -Dfaults.brokers=kafka,rabbitmq
+        ```
+
+        | Row | Scenario | Broker | Faults | Committed | Rolled back | Published | Delivered | Lost (lib/broker) \
+        | Phantom | Dup deliveries | Dup effects | Order viol. | Stuck | Failed | Parked | Fenced | Drain ms | Result |
+        |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+        | B1 | relay kill -9 (after claim / after ack) | kafka | relay_kill×6 | 90 | 10 | 90 | 90 | 0 (0/0) | 0 \
+        | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 10 | OK |
+        | B1 | relay kill -9 (after claim / after ack) | rabbitmq | relay_kill×6 | 90 | 10 | 90 | 90 | 0 (0/0) | 0 \
+        | 0 | 0 | 0 | 0 | 0 | 0 | 0 | 10 | OK |
+
+        Result lines:
+
+        ```
+        [B1 kafka] seed=4 faults=6 OK
+        [B1 rabbitmq] seed=4 faults=6 OK
+        ```
+        """);
+    ReportWriter.write(file, List.of(result(B1, "kafka", "postgresql", 9)), List.of(),
+        "new -Dfaults.seed=9 -Dfaults.brokers=kafka -Dfaults.scenarios=B1");
+    String md = Files.readString(file);
+    assertThat(md).contains("| B1 | relay kill -9 (after claim / after ack) | rabbitmq | postgresql | relay_kill×6 |")
+        .doesNotContain("| kafka | relay_kill×6").contains("[B1 rabbitmq/postgresql] seed=4 faults=6 OK")
+        .doesNotContain("[B1 kafka] seed=4").contains("old -Dfaults.n=100").contains("new -Dfaults.seed=9")
+        .contains("2 scenario runs, 9 faults, all invariants zero");
   }
 }

@@ -7,6 +7,8 @@ import io.twinbox.jdbc.JdbcInboxStore;
 import io.twinbox.kafka.KafkaInboxConsumer;
 import io.twinbox.InboxHandler;
 import io.twinbox.rabbitmq.RabbitInboxConsumer;
+import io.twinbox.nats.NatsInboxConsumer;
+import io.twinbox.RetryPolicy;
 import com.rabbitmq.client.ConnectionFactory;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -18,12 +20,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A consumer JVM of a fault run: the Kafka topic or RabbitMQ queue through the inbox into the consumer's database,
+ * A consumer JVM of a fault run: the Kafka topic, RabbitMQ queue or JetStream stream through the inbox into the consumer's database,
  * where the business effect is a counter per message id ({@code effect.n}): any value above 1 is
  * a duplicate effect. Events of type {@value #POISON} are unprocessable and must be parked.
  *
  * <p>Arguments: {@code <jdbc url> <user> <password> <transport> <group> <name>}, the transport as
- * {@code kafka|<bootstrap>|<topic>|<group>} or {@code rabbitmq|<host>|<port>|<queue>}.
+ * {@code kafka|<bootstrap>|<topic>|<group>}, {@code rabbitmq|<host>|<port>|<queue>} or
+ * {@code nats|<host>|<port>|<stream>} (the group is the durable consumer's name).
  */
 public final class ConsumerMain {
   public static final String STARTED = "CONSUMER-STARTED";
@@ -77,6 +80,19 @@ public final class ConsumerMain {
       rabbit.start();
       consumer = rabbit;
       stats = rabbit::stats;
+    } else if (spec[0].equals("nats")) {
+      // An ack wait of 30 s (default 60 s) so that a killed consumer's messages come back within
+      // the drain's patience. Not shorter: at 6 s a loaded box fell into a redelivery storm (each
+      // redelivered message costs an attempt transaction before its own, so the prefetched batch
+      // outlived the ack wait again and again). The inline retries must fit in half of it.
+      NatsInboxConsumer nats = NatsInboxConsumer.builder("nats://" + spec[1] + ":" + spec[2], spec[3], args[4])
+          .inbox(inbox, ds).handler(handler).ackWait(Duration.ofSeconds(30))
+          .retryPolicy(RetryPolicy.builder().maxAttempts(5).backoff(Duration.ofMillis(100), Duration.ofMillis(500))
+              .build())
+          .build();
+      nats.start();
+      consumer = nats;
+      stats = nats::stats;
     } else {
       throw new IllegalArgumentException("unknown transport " + spec[0]);
     }

@@ -7,12 +7,17 @@ import com.zaxxer.hikari.HikariDataSource;
 final class Pools {
   private Pools() {}
 
-  /** A pool whose sessions show {@code name} as their {@code application_name}. */
+  /**
+   * A pool whose sessions show {@code name} as their {@code application_name} (PostgreSQL; MariaDB
+   * has no such thing: its relay sessions are told apart by their client address).
+   */
   static HikariDataSource open(String jdbcUrl, String user, String password, String name, int size) {
     HikariConfig hc = new HikariConfig();
-    hc.setJdbcUrl(jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "ApplicationName=" + name
-        // A blackholed or half-dead connection must fail, not hang the process forever.
-        + "&socketTimeout=30&connectTimeout=10&tcpKeepAlive=true");
+    String sep = jdbcUrl.contains("?") ? "&" : "?";
+    // A blackholed or half-dead connection must fail, not hang the process forever.
+    hc.setJdbcUrl(isMariaDb(jdbcUrl)
+        ? jdbcUrl + sep + "socketTimeout=30000&connectTimeout=10000&tcpKeepAlive=true"
+        : jdbcUrl + sep + "ApplicationName=" + name + "&socketTimeout=30&connectTimeout=10&tcpKeepAlive=true");
     hc.setUsername(user);
     hc.setPassword(password);
     hc.setMaximumPoolSize(size);
@@ -20,5 +25,9 @@ final class Pools {
     hc.setConnectionTimeout(10_000);
     hc.setPoolName(name);
     return new HikariDataSource(hc);
+  }
+
+  static boolean isMariaDb(String jdbcUrl) {
+    return jdbcUrl.startsWith("jdbc:mariadb:");
   }
 }

@@ -11,7 +11,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,12 +22,17 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 
 /**
  * The application of a fault run, in its own JVM: writer threads that each insert order rows and
  * their outbox events (1–3 per transaction) in one transaction, and commit — or roll back a share,
- * half explicitly and half through a deferred unique constraint that fails at {@code COMMIT}
- * (FAULTS A1). The committed ledger is the {@code orders} table itself (one row per event, with the
+ * half explicitly and half failing at {@code COMMIT} (FAULTS A1): on PostgreSQL through a deferred
+ * unique constraint; on MariaDB, which has no deferrable constraints, by killing the transaction's
+ * own connection ({@code KILL CONNECTION_ID()}) just before {@code COMMIT}, so that the server rolls
+ * it back and the commit fails. A transaction whose connection is lost otherwise (the database
+ * killed and restarted, FAULTS B9) is abandoned and the writer goes on with a new connection: its
+ * outcome is whatever the database says (the ledger is in the same transaction). The committed ledger is the {@code orders} table itself (one row per event, with the
  * sequence the store assigned), written in the same transaction, so it is exact even if this JVM
  * dies; the ids of rolled-back events are appended to a file after each rollback.
  *
@@ -34,6 +42,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ProducerMain {
   public static final String DONE = "PRODUCER-DONE";
+  /** Printed for each transaction abandoned after its connection was lost. */
+  public static final String ABANDONED = "PRODUCER-ABANDONED";
   public static final String AGGREGATE_TYPE = "Order";
 
   private ProducerMain() {}
@@ -50,6 +60,7 @@ public final class ProducerMain {
     double perSecond = Double.parseDouble(args[7]);
     long seed = Long.parseLong(args[8]);
     double poisonRate = Double.parseDouble(args[9]);
+    boolean mariadb = Pools.isMariaDb(args[0]);
     HikariDataSource ds = Pools.open(args[0], args[1], args[2], "faults-producer", writers + 1);
     Outbox outbox = Outbox.builder(JdbcStore.builder(ds).build()).build();
     FileOutputStream rolledBack = new FileOutputStream(args[10], true);
@@ -59,8 +70,7 @@ public final class ProducerMain {
     for (int w = 0; w < writers; w++) {
       Random random = new Random(seed * 31 + w);
       Thread t = new Thread(() -> {
-        try (Connection c = ds.getConnection()) {
-          c.setAutoCommit(false);
+        try {
           while (true) {
             int want = 1 + (random.nextInt(10) < 7 ? 0 : random.nextInt(2) + 1);
             int before = left.getAndAdd(-want);
@@ -75,7 +85,7 @@ public final class ProducerMain {
                 TimeUnit.NANOSECONDS.sleep(wait);
               }
             }
-            transaction(c, outbox, random, n, aggregates, rollbackRate, poisonRate, rolledBack);
+            attempt(ds, outbox, random, n, aggregates, rollbackRate, poisonRate, rolledBack, mariadb);
           }
         } catch (Exception e) {
           e.printStackTrace();
@@ -93,8 +103,43 @@ public final class ProducerMain {
     Thread.sleep(Long.MAX_VALUE);
   }
 
+  /** One transaction on a connection of its own; a lost connection abandons it (see the class doc). */
+  private static void attempt(DataSource ds, Outbox outbox, Random random, int n, int aggregates,
+      double rollbackRate, double poisonRate, FileOutputStream rolledBackFile, boolean mariadb)
+      throws SQLException, IOException, InterruptedException {
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      transaction(c, outbox, random, n, aggregates, rollbackRate, poisonRate, rolledBackFile, mariadb);
+    } catch (SQLException | RuntimeException e) {
+      SQLException sql = sqlCause(e);
+      if (sql == null || !lostConnection(sql)) {
+        throw e;
+      }
+      System.out.println(ABANDONED + " " + sql.getClass().getSimpleName() + " " + sql.getSQLState());
+      System.out.flush();
+      Thread.sleep(200);
+    }
+  }
+
+  /** The SQLException in {@code e}'s cause chain (the store wraps them), or null. */
+  private static SQLException sqlCause(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql) {
+        return sql;
+      }
+    }
+    return null;
+  }
+
+  /** The connection or the server went away (SQLSTATE classes 08 and 57P, or the pool timed out). */
+  private static boolean lostConnection(SQLException e) {
+    String state = e.getSQLState();
+    return e instanceof SQLTransientConnectionException
+        || state != null && (state.startsWith("08") || state.startsWith("57P"));
+  }
+
   private static void transaction(Connection c, Outbox outbox, Random random, int n, int aggregates,
-      double rollbackRate, double poisonRate, FileOutputStream rolledBackFile)
+      double rollbackRate, double poisonRate, FileOutputStream rolledBackFile, boolean mariadb)
       throws SQLException, IOException {
     List<OutboxEvent> batch = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -112,11 +157,11 @@ public final class ProducerMain {
     List<UUID> ids;
     try {
       ids = outbox.writeAll(c, batch);
-      Map<UUID, Long> sequences = sequences(c, ids);
+      Map<UUID, Long> sequences = sequences(c, ids, mariadb);
       try (PreparedStatement ps = c.prepareStatement(
           "INSERT INTO orders (message_id, aggregate_id, sequence, poison) VALUES (?, ?, ?, ?)")) {
         for (int i = 0; i < n; i++) {
-          ps.setObject(1, ids.get(i));
+          ps.setObject(1, mariadb ? ids.get(i).toString() : ids.get(i));
           ps.setString(2, batch.get(i).aggregateId());
           ps.setLong(3, sequences.get(ids.get(i)));
           ps.setBoolean(4, "Poison".equals(batch.get(i).type()));
@@ -124,7 +169,14 @@ public final class ProducerMain {
         }
         ps.executeBatch();
       }
-      if (failAtCommit) {
+      if (failAtCommit && mariadb) {
+        // No deferrable constraints: the session kills itself, the server rolls the transaction back.
+        try (Statement st = c.createStatement()) {
+          st.execute("KILL CONNECTION_ID()");
+        } catch (SQLException expected) {
+          // "Connection was killed" (1927): the COMMIT below fails.
+        }
+      } else if (failAtCommit) {
         // Two equal values in a DEFERRABLE INITIALLY DEFERRED unique column: COMMIT fails.
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO commit_bomb (ref) VALUES (?), (?)")) {
           long ref = random.nextLong();
@@ -134,7 +186,7 @@ public final class ProducerMain {
         }
       }
     } catch (SQLException | RuntimeException e) {
-      c.rollback();
+      quietRollback(c);
       throw e;
     }
     if (rollback && !failAtCommit) {
@@ -148,9 +200,9 @@ public final class ProducerMain {
         return;
       } catch (SQLException e) {
         if (!failAtCommit) {
-          throw e; // an unexpected commit failure: the run stops rather than guess an outcome
+          throw e; // lost connection: abandoned; anything else stops the run rather than guess an outcome
         }
-        c.rollback();
+        quietRollback(c);
       }
     }
     StringBuilder lines = new StringBuilder();
@@ -162,13 +214,25 @@ public final class ProducerMain {
     }
   }
 
-  private static Map<UUID, Long> sequences(Connection c, List<UUID> ids) throws SQLException {
+  private static void quietRollback(Connection c) {
+    try {
+      c.rollback();
+    } catch (SQLException e) {
+      // The connection is gone: the server rolls back by itself.
+    }
+  }
+
+  private static Map<UUID, Long> sequences(Connection c, List<UUID> ids, boolean mariadb) throws SQLException {
     Map<UUID, Long> result = new HashMap<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT id, sequence FROM twinbox_outbox WHERE id = ANY(?)")) {
-      ps.setArray(1, c.createArrayOf("uuid", ids.toArray()));
+    String marks = String.join(", ", Collections.nCopies(ids.size(), "?"));
+    try (PreparedStatement ps = c.prepareStatement("SELECT id, sequence FROM twinbox_outbox WHERE id IN (" + marks
+        + ")")) {
+      for (int i = 0; i < ids.size(); i++) {
+        ps.setObject(i + 1, mariadb ? ids.get(i).toString() : ids.get(i));
+      }
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          result.put(rs.getObject(1, UUID.class), rs.getLong(2));
+          result.put(UUID.fromString(rs.getString(1)), rs.getLong(2));
         }
       }
     }

@@ -11,6 +11,9 @@ import io.twinbox.rabbitmq.RabbitPublisher;
 import io.twinbox.rabbitmq.RabbitRouter;
 import io.twinbox.spi.Transport;
 import com.rabbitmq.client.ConnectionFactory;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.twinbox.nats.NatsPublisher;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -19,12 +22,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A relay JVM of a fault run: outbox (through the fault proxy) to a Kafka topic or RabbitMQ exchange, rows marked
+ * A relay JVM of a fault run: outbox (through the fault proxy) to a Kafka topic, RabbitMQ exchange or JetStream stream, rows marked
  * {@code PUBLISHED} (not deleted) so that the checker can see them, every broker ack journaled.
  *
  * <p>Arguments: {@code <jdbc url> <user> <password> <transport> <node id> <lease ttl ms> <journal
- * file>}, the transport as {@code kafka|<bootstrap>|<topic>} or {@code
- * rabbitmq|<host>|<port>|<exchange>}. Prints {@value #STARTED} once running, {@value #STATS} lines every 500 ms and
+ * file>}, the transport as {@code kafka|<bootstrap>|<topic>}, {@code
+ * rabbitmq|<host>|<port>|<exchange>} or {@code nats|<host>|<port>|<subject prefix>} (see {@link #transport}). Prints {@value #STARTED} once running, {@value #STATS} lines every 500 ms and
  * {@value #FINAL} on SIGTERM.
  */
 public final class RelayMain {
@@ -73,7 +76,10 @@ public final class RelayMain {
     stopped.await();
   }
 
-  /** {@code kafka|<bootstrap>|<topic>} or {@code rabbitmq|<host>|<port>|<exchange>}. */
+  /**
+   * {@code kafka|<bootstrap>|<topic>}, {@code rabbitmq|<host>|<port>|<exchange>} or {@code
+   * nats|<host>|<port>|<subject prefix>}.
+   */
   static Transport transport(String spec, String nodeId) {
     String[] p = spec.split("\\|");
     switch (p[0]) {
@@ -90,7 +96,42 @@ public final class RelayMain {
         return RabbitPublisher.builder(f).router(RabbitRouter.fixed(p[3])).connectionName("faults-relay-" + nodeId)
             .confirmTimeout(Duration.ofSeconds(5)).reconnectBackoff(Duration.ofMillis(200)).build();
       }
+      case "nats" -> {
+        String prefix = p[3];
+        return NatsPublisher.builder(natsConnection(p[1], Integer.parseInt(p[2]), "faults-relay-" + nodeId))
+            .subjectRouter(m -> prefix + "." + m.type()).publishTimeout(Duration.ofSeconds(5)).build();
+      }
       default -> throw new IllegalArgumentException("unknown transport " + p[0]);
+    }
+  }
+
+  /**
+   * A connection to the fault proxy only: no randomising, and the server addresses a server may
+   * announce in INFO ({@code connect_urls}) ignored, so reconnects never bypass the proxy. Pings
+   * every 2 s so that a blackholed link is noticed. Retries the first connect (the link may be
+   * faulty while a relay restarts).
+   */
+  static io.nats.client.Connection natsConnection(String host, int port, String name) {
+    Options options = new Options.Builder().server("nats://" + host + ":" + port).connectionName(name)
+        .noRandomize().ignoreDiscoveredServers().maxReconnects(-1).reconnectWait(Duration.ofMillis(500))
+        .connectionTimeout(Duration.ofSeconds(5)).pingInterval(Duration.ofSeconds(2)).build();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return Nats.connect(options);
+      } catch (java.io.IOException e) {
+        if (attempt >= 60) {
+          throw new IllegalStateException("cannot connect to NATS at " + host + ":" + port, e);
+        }
+        try {
+          Thread.sleep(500);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(ie);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
     }
   }
 

@@ -1,0 +1,89 @@
+package io.twinbox.faults;
+
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The producer's database of one run (outbox and {@code orders}), chosen by {@code
+ * -Dfaults.store}: a fresh database on the shared PostgreSQL (default) or MariaDB, or — for rows
+ * that restart the database (B9, E1) on PostgreSQL — a private cluster this run owns. The relays
+ * reach it through the run's fault proxy; the runner and the producer directly.
+ */
+interface ProducerStore extends AutoCloseable {
+  /** The shared PostgreSQL on 5432. */
+  String POSTGRESQL = "postgresql";
+  /** The shared MariaDB on 3306. */
+  String MARIADB = "mariadb";
+
+  /** Opens the store {@code kind} for {@code scenario}; {@code dir} is the run's folder. */
+  static ProducerStore open(String kind, Scenario scenario, Path dir) {
+    return switch (kind) {
+      case POSTGRESQL -> scenario.kinds().contains(FaultKind.DB_RESTART) ? PrivatePostgresStore.start(dir)
+          : new SharedPostgresStore();
+      case MARIADB -> new MariaDbStore();
+      default -> throw new IllegalArgumentException("faults.store must be postgresql or mariadb, was '" + kind + "'");
+    };
+  }
+
+  /**
+   * The faults a store of {@code kind} supports: the shared servers are never restarted, so
+   * {@link FaultKind#DB_RESTART} only on PostgreSQL (where such rows get a private cluster).
+   */
+  static Set<FaultKind> supported(String kind) {
+    Set<FaultKind> all = EnumSet.allOf(FaultKind.class);
+    if (!kind.equals(POSTGRESQL)) {
+      all.remove(FaultKind.DB_RESTART);
+    }
+    return all;
+  }
+
+  /** {@code postgresql} or {@code mariadb}. */
+  String kind();
+
+  DataSource dataSource();
+
+  String jdbcUrl();
+
+  String user();
+
+  String password();
+
+  String host();
+
+  int port();
+
+  /** The relays' JDBC URL: the same database through the fault proxy on {@code proxyPort}. */
+  String relayUrl(int proxyPort);
+
+  /** The business table, written in each producer transaction (the committed ledger). */
+  String ordersDdl();
+
+  /** Extra tables the producer needs (PostgreSQL: the deferred constraint failing at COMMIT). */
+  String[] extraDdl();
+
+  /** An event id as a JDBC parameter of this store's id columns. */
+  Object id(UUID id);
+
+  /** Ends every relay session ({@link FaultKind#DB_TERMINATE}); returns how many. */
+  int terminateRelaySessions(FaultProxy proxy);
+
+  /** kill -9 of the database server ({@link FaultKind#DB_RESTART}); only on a private cluster. */
+  default void kill() {
+    throw new UnsupportedOperationException("the shared " + kind() + " is never killed");
+  }
+
+  /** Starts a killed server again; returns how long the start (crash recovery) took, in ms. */
+  default long restart() {
+    throw new UnsupportedOperationException("the shared " + kind() + " is never restarted");
+  }
+
+  default boolean isRunning() {
+    return true;
+  }
+
+  @Override
+  void close();
+}

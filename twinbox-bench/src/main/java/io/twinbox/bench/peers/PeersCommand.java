@@ -17,6 +17,10 @@ import io.twinbox.bench.peers.modulith.Modulith;
 import io.twinbox.bench.peers.modulith.ModulithLatency;
 import io.twinbox.bench.peers.modulith.ModulithRelay;
 import io.twinbox.bench.peers.modulith.ModulithWritePath;
+import io.twinbox.bench.peers.namastack.Namastack;
+import io.twinbox.bench.peers.namastack.NamastackLatency;
+import io.twinbox.bench.peers.namastack.NamastackRelay;
+import io.twinbox.bench.peers.namastack.NamastackWritePath;
 import io.twinbox.bench.relay.Drainer;
 import io.twinbox.bench.relay.RelayBench;
 import io.twinbox.bench.relay.TwinboxDrainer;
@@ -42,7 +46,7 @@ import picocli.CommandLine.Option;
  * scenario names and metrics as the other commands, so that the harness's plots draw them.
  */
 @Command(name = "peers", mixinStandardHelpOptions = true,
-    description = "Twinbox against the peer libraries (gruelbox transaction-outbox, Spring Modulith) in one run: write, relay, latency.")
+    description = "Twinbox against the peer libraries (gruelbox transaction-outbox, Spring Modulith, namastack-outbox) in one run: write, relay, latency.")
 public final class PeersCommand implements Callable<Integer> {
 
   @Option(names = "--results", defaultValue = "results/peers",
@@ -53,8 +57,8 @@ public final class PeersCommand implements Callable<Integer> {
       description = "Scenarios to run (default: ${DEFAULT-VALUE}).")
   List<String> scenarios;
 
-  @Option(names = "--peers", split = ",", defaultValue = "gruelbox,modulith",
-      description = "Peers to measure beside Twinbox (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--peers", split = ",", defaultValue = "gruelbox,modulith,namastack",
+      description = "Peers to measure beside Twinbox: gruelbox, modulith, namastack (default: ${DEFAULT-VALUE}).")
   List<String> peers;
 
   @Option(names = {"-c", "--clients"}, split = ",", defaultValue = "1,4,16",
@@ -78,7 +82,8 @@ public final class PeersCommand implements Callable<Integer> {
   int twinboxWorkers;
 
   @Option(names = "--tuned-threads", defaultValue = "8",
-      description = "gruelbox tuned: submitter executor threads; Spring Modulith tuned: task executor threads (default: ${DEFAULT-VALUE}).")
+      description = "gruelbox tuned: submitter executor threads; Spring Modulith tuned: task executor threads; "
+          + "namastack tuned: processing executor threads (default: ${DEFAULT-VALUE}).")
   int tunedThreads;
 
   @Option(names = "--rate", defaultValue = "500", description = "latency: events/s, all writers together (default: ${DEFAULT-VALUE}).")
@@ -98,6 +103,12 @@ public final class PeersCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    for (String p : peers) {
+      if (!List.of("gruelbox", "modulith", "namastack").contains(p)) {
+        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+            "--peers: unknown peer '" + p + "' (known: gruelbox, modulith, namastack)");
+      }
+    }
     Report report = new Report(results);
     Quiet.configure(0, 0);
     try (PostgresDatabase db = PostgresDatabase.create()) {
@@ -106,6 +117,10 @@ public final class PeersCommand implements Callable<Integer> {
       if (peers.contains("modulith")) {
         // Creates Modulith's event_publication table (its own schema initialization) once.
         Modulith.start(Modulith.Setup.defaults(), db.dataSource(), "127.0.0.1:1").close();
+      }
+      if (peers.contains("namastack")) {
+        // Creates namastack's outbox_record, outbox_instance and outbox_partition tables (its own schema initialization) once.
+        Namastack.start(Namastack.Setup.idle(), db.dataSource(), "127.0.0.1:1").close();
       }
       report.machine(Machine.describe(db.dataSource()));
       System.out.println("run " + report.runId() + " on " + report.machine());
@@ -147,11 +162,21 @@ public final class PeersCommand implements Callable<Integer> {
       modulith = Modulith.start(Modulith.Setup.defaults(), db.dataSource(), "127.0.0.1:1");
       paths.add(new ModulithWritePath(modulith, "modulith", "orders"));
     }
+    ConfigurableApplicationContext namastack = null;
+    if (peers.contains("namastack")) {
+      // Its poller does not run within the hour: no relay runs in the write scenario for any contender.
+      namastack = Namastack.start(Namastack.Setup.idle(), db.dataSource(), "127.0.0.1:1");
+      paths.add(new NamastackWritePath(namastack, "orders"));
+    }
     try {
       write(db, report, paths);
     } finally {
       if (modulith != null) {
         modulith.close();
+      }
+      if (namastack != null) {
+        namastack.close();
+        Namastack.clear(db.dataSource());
       }
     }
   }
@@ -177,6 +202,7 @@ public final class PeersCommand implements Callable<Integer> {
     twinbox.warmup(new TwinboxDrainer(twinboxWorkers, 500, 0, TwinboxDrainer.Tuning.DEFAULT), 5_000);
     GruelboxRelay gruelbox = new GruelboxRelay(db, broker);
     ModulithRelay modulith = new ModulithRelay(db, broker);
+    NamastackRelay namastack = new NamastackRelay(db, broker);
     String warmTopic = "bench-peers-warm-" + report.runId();
     io.twinbox.bench.Topics.createWarm(broker, warmTopic, partitions);
     if (peers.contains("gruelbox")) {
@@ -186,6 +212,10 @@ public final class PeersCommand implements Callable<Integer> {
     if (peers.contains("modulith")) {
       modulith.prefill(warmTopic, 2_000, 10_000);
       modulith.drain(Modulith.Setup.tuned(tunedThreads), Duration.ofSeconds(30));
+    }
+    if (peers.contains("namastack")) {
+      namastack.prefill(warmTopic, 2_000, 10_000);
+      namastack.drain(Namastack.Setup.tuned(tunedThreads), Duration.ofSeconds(30));
     }
 
     Result t = twinbox.measure(new TwinboxDrainer(twinboxWorkers, 500, 0, TwinboxDrainer.Tuning.DEFAULT), report.runId());
@@ -200,6 +230,17 @@ public final class PeersCommand implements Callable<Integer> {
         report.add(modulith.drain(s, Duration.ofSeconds(relayTimeout)));
       }
       Modulith.clear(db.dataSource());
+    }
+    if (peers.contains("namastack")) {
+      for (Namastack.Setup s : List.of(Namastack.Setup.defaults(), Namastack.Setup.tuned(tunedThreads))) {
+        String topic = "bench-peers-relay-" + report.runId() + "-" + s.name();
+        io.twinbox.bench.Topics.createWarm(broker, topic, partitions);
+        long t0 = System.nanoTime();
+        namastack.prefill(topic, events, 10_000);
+        System.out.printf("  %s: pre-filled %,d records in %.1f s%n", s.name(), events, (System.nanoTime() - t0) / 1e9);
+        report.add(namastack.drain(s, Duration.ofSeconds(relayTimeout)));
+      }
+      Namastack.clear(db.dataSource());
     }
     if (!peers.contains("gruelbox")) {
       return;
@@ -228,6 +269,15 @@ public final class PeersCommand implements Callable<Integer> {
         report.add(r);
         print(r);
       }
+    }
+    if (peers.contains("namastack")) {
+      NamastackLatency namastack = new NamastackLatency(db, broker, report.runId());
+      for (Namastack.Setup s : List.of(Namastack.Setup.defaults(), Namastack.Setup.tuned(tunedThreads))) {
+        Result r = namastack.measure(s, rate, writers, warmup, latencySeconds, 1000, partitions);
+        report.add(r);
+        print(r);
+      }
+      Namastack.clear(db.dataSource());
     }
     if (peers.contains("gruelbox")) {
       GruelboxLatency gruelbox = new GruelboxLatency(db, broker, report.runId());

@@ -1,5 +1,6 @@
 package io.twinbox.bench.peers.modulith;
 
+import io.twinbox.bench.peers.AutoConfigurations;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -53,6 +54,8 @@ public final class Modulith {
     props.put("spring.main.banner-mode", "off");
     props.put("spring.kafka.bootstrap-servers", bootstrapServers);
     props.put("spring.modulith.events.jdbc.schema-initialization.enabled", "true");
+    // namastack-outbox shares the bench's classpath: not in this application.
+    props.put("spring.autoconfigure.exclude", AutoConfigurations.startingWith("io.namastack."));
     if (!setup.isDefault()) {
       props.put("spring.modulith.events.completion-mode", setup.completionMode());
       props.put("spring.task.execution.pool.core-size", String.valueOf(setup.threads()));

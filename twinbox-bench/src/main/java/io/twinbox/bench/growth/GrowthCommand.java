@@ -95,14 +95,12 @@ public final class GrowthCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     report = new Report(results);
-    try (PostgresDatabase database = PostgresDatabase.create(); KafkaBroker kafka = KafkaBroker.start()) {
+    try (PostgresDatabase database = PostgresDatabase.create()) {
       db = database;
-      broker = kafka;
       JdbcStore.builder(db.dataSource()).build().migrate();
       report.machine(Machine.describe(db.dataSource()));
       System.out.println("run " + report.runId() + " on " + report.machine());
-      System.out.println("database " + db.name() + ", Kafka on " + broker.bootstrapServers() + ", load average "
-          + Report.load(Machine.load1()));
+      System.out.println("database " + db.name() + ", load average " + Report.load(Machine.load1()));
       DataSource admin = db.dataSource();
       boolean historyPublished = false;
       if (cases.contains("baseline")) {
@@ -143,6 +141,10 @@ public final class GrowthCommand implements Callable<Integer> {
         measure("delete-" + label(rows) + "-vacuumed", CompletionMode.DELETE, rows, Map.of("vacuum_s", vacuum), null);
       }
       History.run(admin, "TRUNCATE twinbox_outbox");
+    } finally {
+      if (broker != null) {
+        broker.close();
+      }
     }
     Report.table("Growth: drain " + events + " events behind history (events/s; claim ms; ratios vs the empty "
         + "outbox of the same completion mode)", table(report.results()));
@@ -232,7 +234,7 @@ public final class GrowthCommand implements Callable<Integer> {
         (Double) plan.get("probe_p50_ms"), (Double) plan.get("probe_p99_ms"));
     System.out.println(indent((String) plan.get("claim_plan")));
     String topic = "bench-growth-" + report.runId() + "-" + (++topicNo);
-    Topics.createWarm(broker, topic, partitions);
+    Topics.createWarm(broker(), topic, partitions);
     double load = Machine.load1();
     if (alongside != null) {
       alongside.start();
@@ -251,6 +253,26 @@ public final class GrowthCommand implements Callable<Integer> {
         drain.get("left_pending"), (Double) drain.get("claim_p50_ms"), (Double) drain.get("claim_p99_ms"),
         (Double) drain.get("claim_max_ms"), Report.load(load), Report.load(Machine.load1()));
     return r;
+  }
+
+  /**
+   * The Kafka broker, started at the first drain (after the history is written, which takes
+   * minutes) and retried: on a busy machine its start-up can exceed the testkit's 90 s.
+   */
+  private KafkaBroker broker() {
+    for (int attempt = 1; broker == null; attempt++) {
+      try {
+        broker = KafkaBroker.start();
+        System.out.println("    Kafka broker on " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
+      } catch (IllegalStateException e) {
+        if (attempt == 3) {
+          throw e;
+        }
+        System.out.println("    Kafka broker not ready (attempt " + attempt + "), starting another: "
+            + e.getMessage().lines().findFirst().orElse(""));
+      }
+    }
+    return broker;
   }
 
   private static String label(long rows) {

@@ -42,7 +42,7 @@ public final class GrowthCommand implements Callable<Integer> {
   Path results;
 
   @Option(names = "--cases", split = ",", defaultValue = "baseline,mark,retention,delete",
-      description = "baseline: empty outbox, DELETE and MARK; mark: MARK behind --rows PUBLISHED rows; retention: "
+      description = "baseline: empty outbox, DELETE and MARK, first and again last; mark: MARK behind --rows PUBLISHED rows; retention: "
           + "MARK while Retention purges them (runs after mark, fills the history itself otherwise); delete: DELETE "
           + "after --rows rows were inserted and deleted, before and after VACUUM (default: ${DEFAULT-VALUE}).")
   List<String> cases;
@@ -103,12 +103,9 @@ public final class GrowthCommand implements Callable<Integer> {
       System.out.println("database " + db.name() + ", load average " + Report.load(Machine.load1()));
       DataSource admin = db.dataSource();
       boolean historyPublished = false;
+      warmup(admin);
       if (cases.contains("baseline")) {
-        for (CompletionMode mode : List.of(CompletionMode.DELETE, CompletionMode.MARK)) {
-          History.run(admin, "TRUNCATE twinbox_outbox");
-          History.run(admin, "VACUUM ANALYZE twinbox_outbox");
-          measure("empty-" + mode.name().toLowerCase(Locale.ROOT), mode, 0, Map.of(), null);
-        }
+        baseline(admin, "");
       }
       if (cases.contains("mark") || cases.contains("retention")) {
         History.run(admin, "TRUNCATE twinbox_outbox");
@@ -140,6 +137,9 @@ public final class GrowthCommand implements Callable<Integer> {
         History.autovacuum(admin, true);
         measure("delete-" + label(rows) + "-vacuumed", CompletionMode.DELETE, rows, Map.of("vacuum_s", vacuum), null);
       }
+      if (cases.contains("baseline")) {
+        baseline(admin, "-end");
+      }
       History.run(admin, "TRUNCATE twinbox_outbox");
     } finally {
       if (broker != null) {
@@ -152,6 +152,27 @@ public final class GrowthCommand implements Callable<Integer> {
       System.out.println("plot: " + p);
     }
     return 0;
+  }
+
+  /** The empty-outbox drains of both completion modes; measured first and again last ({@code -end}). */
+  private void baseline(DataSource admin, String suffix) throws Exception {
+    for (CompletionMode mode : List.of(CompletionMode.DELETE, CompletionMode.MARK)) {
+      History.run(admin, "TRUNCATE twinbox_outbox");
+      History.run(admin, "VACUUM ANALYZE twinbox_outbox");
+      measure("empty-" + mode.name().toLowerCase(Locale.ROOT) + suffix, mode, 0, Map.of(), null);
+    }
+  }
+
+  /** An unrecorded drain first: starts the broker, warms this JVM's JIT and the relay's paths. */
+  private void warmup(DataSource admin) throws Exception {
+    int n = Math.min(events, 20_000);
+    PendingEvents.write(admin, n, aggregates);
+    String topic = "bench-growth-warmup-" + report.runId();
+    Topics.createWarm(broker(), topic, partitions);
+    Map<String, Object> m = GrowthDrain.run(db, broker, topic, n, CompletionMode.DELETE,
+        new GrowthDrain.Settings(workers, batch, Duration.ofSeconds(timeout)));
+    System.out.printf("  warm-up: %,d events, %s events/s (not recorded)%n", n, m.get("events_per_s"));
+    History.run(admin, "TRUNCATE twinbox_outbox");
   }
 
   /** MARK drain while Retention purges the PUBLISHED history; then waits for the purge and drains once more. */
@@ -283,15 +304,21 @@ public final class GrowthCommand implements Callable<Integer> {
     return "      " + text.replace("\n", "\n      ");
   }
 
-  /** One row per drain: its baseline is the empty outbox of the same completion mode, same run. */
+  /**
+   * One row per drain: its baseline is the mean of the empty-outbox drains (first and last) of the
+   * same completion mode, same run.
+   */
   static List<List<String>> table(List<Result> all) {
     List<Result> drains = all.stream().filter(r -> r.scenario().equals(SCENARIO) && r.param("mode") != null).toList();
     List<List<String>> rows = new ArrayList<>();
     rows.add(List.of("case", "history rows", "dead tuples", "table MB", "events/s", "vs empty", "claim p50 ms",
         "claim p99 ms", "p99 vs empty", "claim max ms", "EXPLAIN ms", "buffers hit/read", "probe p50 ms", "load1"));
     for (Result r : drains) {
-      Result base = drains.stream().filter(b -> b.variant().startsWith("empty-") && b.param("mode").equals(r.param("mode")))
-          .findFirst().orElse(null);
+      List<Result> bases = drains.stream()
+          .filter(b -> b.variant().startsWith("empty-") && b.param("mode").equals(r.param("mode"))).toList();
+      Result base = bases.isEmpty() ? null : new Result(SCENARIO, "empty", -1)
+          .metric("events_per_s", bases.stream().mapToDouble(b -> b.number("events_per_s")).average().orElse(Double.NaN))
+          .metric("claim_p99_ms", bases.stream().mapToDouble(b -> b.number("claim_p99_ms")).average().orElse(Double.NaN));
       rows.add(List.of(r.variant(), Report.num(((Number) r.param("history_rows")).doubleValue()),
           Report.num(r.number("dead_tuples")), Report.num(r.number("table_mb")), Report.num(r.number("events_per_s")),
           base == null ? "–" : Report.ratio(r.number("events_per_s"), base.number("events_per_s")),

@@ -87,6 +87,11 @@ public final class GrowthCommand implements Callable<Integer> {
   @Option(names = "--timeout", defaultValue = "300", description = "Longest drain, seconds (default: ${DEFAULT-VALUE}).")
   int timeout;
 
+  @Option(names = "--replot", split = ",",
+      description = "Measure nothing: print the tables of these run ids from <results>/results.jsonl and draw one "
+          + "plot of them together (drains of the same case name in several runs are averaged).")
+  List<String> replot;
+
   private Report report;
   private PostgresDatabase db;
   private KafkaBroker broker;
@@ -94,6 +99,9 @@ public final class GrowthCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (replot != null && !replot.isEmpty()) {
+      return replot();
+    }
     report = new Report(results);
     try (PostgresDatabase database = PostgresDatabase.create()) {
       db = database;
@@ -173,6 +181,29 @@ public final class GrowthCommand implements Callable<Integer> {
         new GrowthDrain.Settings(workers, batch, Duration.ofSeconds(timeout)));
     System.out.printf("  warm-up: %,d events, %s events/s (not recorded)%n", n, m.get("events_per_s"));
     History.run(admin, "TRUNCATE twinbox_outbox");
+  }
+
+  @SuppressWarnings("unchecked")
+  private int replot() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    List<Result> all = new ArrayList<>();
+    for (String run : replot) {
+      List<Result> runResults = new ArrayList<>();
+      for (String line : java.nio.file.Files.readAllLines(results.resolve("results.jsonl"))) {
+        if (!line.isBlank()) {
+          Map<String, Object> l = json.readValue(line, Map.class);
+          if (run.equals(l.get("run")) && SCENARIO.equals(l.get("scenario"))) {
+            runResults.add(Result.fromJson(l));
+          }
+        }
+      }
+      Report.table("Growth, run " + run, table(runResults));
+      all.addAll(runResults);
+    }
+    for (Path p : plot(all, results)) {
+      System.out.println("plot: " + p);
+    }
+    return 0;
   }
 
   /** MARK drain while Retention purges the PUBLISHED history; then waits for the purge and drains once more. */

@@ -188,23 +188,13 @@ public final class PostgresDialect implements SqlDialect {
         SELECT ctid FROM twinbox_inbox
          WHERE received_at < clock_timestamp() - ? * interval '1 millisecond' LIMIT ?)""";
 
-  /**
-   * Retention's batch: the oldest due PUBLISHED rows, walking the partial published index in
-   * {@code published_at} order. Without the ORDER BY, a large backlog (every row due) makes the
-   * planner prefer a sequential scan that stops at the first {@code limit} matches: each batch then
-   * re-reads every page the previous batches emptied, and purging millions of rows slows down
-   * batch after batch (measured in BENCHMARKS.md, "Growth").
-   */
-  private static final String PURGE_PUBLISHED = """
-      DELETE FROM twinbox_outbox WHERE position IN (
-        SELECT position FROM twinbox_outbox
-         WHERE status = 'PUBLISHED' AND published_at < clock_timestamp() - ? * interval '1 millisecond'
-         ORDER BY published_at LIMIT ?)""";
-
   private static final AdminSql ADMIN = new AdminSql(
       new AdminSql.Fragments("clock_timestamp()", "'-infinity'",
           "(extract(epoch FROM clock_timestamp() - %s) * 1000)::bigint", false, true),
-      PURGE_PUBLISHED);
+      """
+      DELETE FROM twinbox_outbox WHERE position IN (
+        SELECT position FROM twinbox_outbox
+         WHERE status = 'PUBLISHED' AND published_at < clock_timestamp() - ? * interval '1 millisecond' LIMIT ?)""");
 
   private PostgresDialect() {}
 
@@ -564,21 +554,6 @@ public final class PostgresDialect implements SqlDialect {
       ps.setArray(1, intArray(c, leases.stream().map(PartitionLease::partition).toList()));
       ps.setString(2, nodeId);
       ps.setInt(3, limit);
-      StringBuilder plan = new StringBuilder();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          plan.append(rs.getString(1)).append('\n');
-        }
-      }
-      return plan.toString();
-    }
-  }
-
-  /** Retention's purge plan, as {@link AdminSql#purgePublished} runs it; for tests that pin it to the index. */
-  String explainPurge(Connection c, Duration age, int limit) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + PURGE_PUBLISHED)) {
-      ps.setLong(1, age.toMillis());
-      ps.setInt(2, limit);
       StringBuilder plan = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {

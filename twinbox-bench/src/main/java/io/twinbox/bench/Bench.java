@@ -15,7 +15,8 @@ import picocli.CommandLine.HelpCommand;
     subcommands = {Commands.Write.class, Commands.RelayThroughput.class, Commands.Latency.class,
         IssueScenarios.Inbox.class, IssueScenarios.Brokers.class, IssueScenarios.MariaDb.class,
         Commands.All.class, Commands.Plot.class,
-        io.twinbox.bench.peers.PeersCommand.class, io.twinbox.bench.peers.debezium.DebeziumCommand.class, HelpCommand.class})
+        io.twinbox.bench.peers.PeersCommand.class, io.twinbox.bench.peers.debezium.DebeziumCommand.class,
+        io.twinbox.bench.growth.GrowthCommand.class, HelpCommand.class})
 public final class Bench implements Runnable {
 
   public static void main(String[] args) {

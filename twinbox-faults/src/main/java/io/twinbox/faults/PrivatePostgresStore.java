@@ -3,6 +3,7 @@ package io.twinbox.faults;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.twinbox.testkit.PrivatePostgresCluster;
+import io.twinbox.testkit.contract.TcpProxy;
 import java.nio.file.Path;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -123,7 +124,7 @@ final class PrivatePostgresStore implements ProducerStore {
   }
 
   @Override
-  public int terminateRelaySessions(FaultProxy proxy) {
+  public int terminateRelaySessions(TcpProxy proxy) {
     return PgDdl.terminateRelaySessions(pool);
   }
 

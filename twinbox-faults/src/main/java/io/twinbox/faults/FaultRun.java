@@ -8,6 +8,7 @@ import io.twinbox.faults.child.RelayMain;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.testkit.ExpectedEvent;
 import io.twinbox.testkit.PostgresDatabase;
+import io.twinbox.testkit.contract.TcpProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One scenario against a broker and a producer store (PostgreSQL or MariaDB, see {@link
  * ProducerStore}): a producer JVM, two relay JVMs (reaching the database, and a shared broker,
- * through {@link FaultProxy}s) and two consumer JVMs (inbox into their own PostgreSQL database),
+ * through {@link TcpProxy}s) and two consumer JVMs (inbox into their own PostgreSQL database),
  * the {@link Nemesis}, a full drain with everything healed, and the {@link FaultChecker}.
  *
  * <p>Not thread-safe: one run at a time; the nemesis runs on its own thread.
@@ -64,8 +65,8 @@ public final class FaultRun implements AutoCloseable {
   private final List<Path> journals = new ArrayList<>();
   private ProducerStore producerDb;
   private PostgresDatabase consumerDb;
-  private FaultProxy proxy;
-  private FaultProxy link;
+  private TcpProxy proxy;
+  private TcpProxy link;
   private BrokerUnderTest.Destination destination;
   private ChildJvm producer;
   private Path rolledBackFile;
@@ -114,9 +115,9 @@ public final class FaultRun implements AutoCloseable {
     exec(consumerDb.dataSource(), "CREATE TABLE effect (message_id uuid PRIMARY KEY, aggregate_id text,"
         + " sequence bigint NOT NULL, n int NOT NULL)");
     destination = broker.create(topic);
-    link = destination.linkHost() == null ? null : FaultProxy.start(destination.linkHost(), destination.linkPort());
+    link = destination.linkHost() == null ? null : TcpProxy.start(destination.linkHost(), destination.linkPort());
     String relayTransport = destination.relaySpec(link == null ? 0 : link.port());
-    proxy = FaultProxy.start(producerDb.host(), producerDb.port());
+    proxy = TcpProxy.start(producerDb.host(), producerDb.port());
     String relayUrl = producerDb.relayUrl(proxy.port());
 
     for (int i = 0; i < 2; i++) {
@@ -253,14 +254,14 @@ public final class FaultRun implements AutoCloseable {
   }
 
   /** The relay ↔ broker fault proxy. */
-  FaultProxy link() {
+  TcpProxy link() {
     if (link == null) {
       throw new IllegalStateException(broker.name() + " has no relay<->broker proxy");
     }
     return link;
   }
 
-  FaultProxy proxy() {
+  TcpProxy proxy() {
     return proxy;
   }
 

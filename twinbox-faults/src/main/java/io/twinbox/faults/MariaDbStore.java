@@ -1,6 +1,7 @@
 package io.twinbox.faults;
 
 import io.twinbox.testkit.MariaDbDatabase;
+import io.twinbox.testkit.contract.TcpProxy;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -84,7 +85,7 @@ final class MariaDbStore implements ProducerStore {
    * and the runner connect directly, under the same user).
    */
   @Override
-  public int terminateRelaySessions(FaultProxy proxy) {
+  public int terminateRelaySessions(TcpProxy proxy) {
     Set<Integer> ports = proxy.upstreamPorts();
     List<Long> ids = new ArrayList<>();
     try (Connection c = db.dataSource().getConnection()) {

@@ -1,5 +1,6 @@
 package io.twinbox.faults;
 
+import io.twinbox.testkit.contract.TcpProxy;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
@@ -68,7 +69,7 @@ interface ProducerStore extends AutoCloseable {
   Object id(UUID id);
 
   /** Ends every relay session ({@link FaultKind#DB_TERMINATE}); returns how many. */
-  int terminateRelaySessions(FaultProxy proxy);
+  int terminateRelaySessions(TcpProxy proxy);
 
   /** kill -9 of the database server ({@link FaultKind#DB_RESTART}); only on a private cluster. */
   default void kill() {

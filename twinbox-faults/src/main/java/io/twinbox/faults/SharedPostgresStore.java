@@ -1,6 +1,7 @@
 package io.twinbox.faults;
 
 import io.twinbox.testkit.PostgresDatabase;
+import io.twinbox.testkit.contract.TcpProxy;
 import java.net.URI;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -66,7 +67,7 @@ final class SharedPostgresStore implements ProducerStore {
   }
 
   @Override
-  public int terminateRelaySessions(FaultProxy proxy) {
+  public int terminateRelaySessions(TcpProxy proxy) {
     return PgDdl.terminateRelaySessions(db.dataSource());
   }
 

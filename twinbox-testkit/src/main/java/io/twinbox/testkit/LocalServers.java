@@ -3,6 +3,8 @@ package io.twinbox.testkit;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
@@ -72,7 +74,25 @@ public final class LocalServers {
     if (isUp(host, port)) {
       return;
     }
-    String reason = name + " not answering on " + host + ":" + port + " — " + howToStart;
+    skipOrFail(name + " not answering on " + host + ":" + port + " — " + howToStart);
+  }
+
+  /**
+   * Requires an installed program for the calling test, e.g. the PostgreSQL server binaries that
+   * {@link PrivatePostgresCluster} runs. When {@code path} does not exist: with {@code CI=true} an
+   * {@link AssertionError}, otherwise {@code SKIPPED: <name> not installed at <path> — ...} on
+   * stderr and an aborted test, as {@link #require(String, String, int)} does for a server.
+   *
+   * @param howToInstall shown in the failure or skip message, e.g. {@code "apt-get install postgresql-15"}
+   */
+  public static void requireInstalled(String name, Path path, String howToInstall) {
+    if (Files.exists(path)) {
+      return;
+    }
+    skipOrFail(name + " not installed at " + path + " — " + howToInstall);
+  }
+
+  private static void skipOrFail(String reason) {
     if (isCi()) {
       throw new AssertionError("CI=true and " + reason
           + " (on CI a missing server fails the build instead of skipping the test)");

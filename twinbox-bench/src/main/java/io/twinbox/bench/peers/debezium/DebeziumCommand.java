@@ -19,6 +19,7 @@ import io.twinbox.bench.write.WritePaths;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.PostgresDatabase;
+import io.twinbox.testkit.PrivatePostgresCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -27,14 +28,17 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code debezium}: Twinbox against Debezium's outbox event router (issue 9), both on one private
- * PostgreSQL 15 cluster with {@code wal_level=logical} started for the run ({@link PrivateCluster})
+ * PostgreSQL cluster with {@code wal_level=logical} started for the run (the testkit's {@link
+ * PrivatePostgresCluster} with {@link #CLUSTER_SETTINGS})
  * and one Kafka broker: write overhead, relay throughput on a backlog, and commit-to-consume latency
  * at steady rates. Results go to {@code <results>/results.jsonl} (default {@code
  * results/debezium}) with the scenario names and metrics of the other commands, and the plots
@@ -42,8 +46,22 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "debezium", mixinStandardHelpOptions = true,
     description = "Twinbox against Debezium's outbox event router (embedded engine, pgoutput) on a private "
-        + "wal_level=logical PostgreSQL 15 cluster: write, relay, latency.")
+        + "wal_level=logical PostgreSQL cluster: write, relay, latency.")
 public final class DebeziumCommand implements Callable<Integer> {
+  /**
+   * The private cluster's settings: what Debezium needs ({@code wal_level=logical}, slots and WAL
+   * senders), the rest as on the shared server on 5432 ({@code fsync=on}, {@code autovacuum=off},
+   * default {@code shared_buffers}), so that the figures stay comparable with the other sections of
+   * BENCHMARKS.md.
+   */
+  static final Map<String, String> CLUSTER_SETTINGS = orderedSettings(
+      "wal_level", "logical",
+      "max_replication_slots", "8",
+      "max_wal_senders", "8",
+      "max_connections", "100",
+      "fsync", "on",
+      "autovacuum", "off",
+      "max_wal_size", "1GB");
 
   @Option(names = "--results", defaultValue = "results/debezium",
       description = "Directory for results.jsonl and the plots (default: ${DEFAULT-VALUE}).")
@@ -105,8 +123,8 @@ public final class DebeziumCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     Report report = new Report(results);
     Quiet.configure(0, 0);
-    try (PrivateCluster cluster = PrivateCluster.start()) {
-      System.out.println(cluster.description());
+    try (PrivatePostgresCluster cluster = PrivatePostgresCluster.builder().settings(CLUSTER_SETTINGS).start()) {
+      System.out.println(cluster + "; wal_level=logical, fsync=on, autovacuum=off");
       try (PostgresDatabase db = PostgresDatabase.createOn("127.0.0.1", cluster.port(), "postgres", "")) {
         JdbcStore.builder(db.dataSource()).build().migrate();
         Debezium.migrate(db.dataSource());
@@ -234,5 +252,13 @@ public final class DebeziumCommand implements Callable<Integer> {
         System.out.println("plot: " + p);
       }
     }
+  }
+
+  private static Map<String, String> orderedSettings(String... nameValue) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (int i = 0; i < nameValue.length; i += 2) {
+      m.put(nameValue[i], nameValue[i + 1]);
+    }
+    return Collections.unmodifiableMap(m);
   }
 }

@@ -1,15 +1,14 @@
 package io.twinbox.bench.peers.debezium;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.twinbox.bench.CpuMeter;
 import io.twinbox.bench.LatencyStats;
-import io.twinbox.bench.Machine;
 import io.twinbox.bench.Payloads;
 import io.twinbox.bench.Pools;
 import io.twinbox.bench.Quiet;
 import io.twinbox.bench.Result;
 import io.twinbox.bench.Topics;
 import io.twinbox.bench.peers.PeerConsumer;
+import io.twinbox.bench.peers.PacedWriters;
 import io.twinbox.bench.peers.PeerLatencyReport;
 import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.PostgresDatabase;
@@ -21,16 +20,11 @@ import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The latency scenario's Debezium contender: a running engine (streaming from a fresh slot, checked
@@ -82,60 +76,20 @@ public final class DebeziumLatency {
       }
       double others = Quiet.await(Set.of(broker.pid()));
       consumer.start();
-      long start = System.nanoTime();
-      long measureFrom = start + TimeUnit.SECONDS.toNanos(l.warmupSeconds());
-      long measureTo = measureFrom + TimeUnit.SECONDS.toNanos(l.seconds());
-      long intervalNanos = TimeUnit.SECONDS.toNanos(1) * l.writers() / l.rate();
-      AtomicLong orderNo = new AtomicLong();
-      AtomicLong failures = new AtomicLong();
-      double load = Machine.load1();
-      List<Thread> threads = new ArrayList<>();
-      for (int w = 0; w < l.writers(); w++) {
-        long offset = intervalNanos * w / l.writers();
-        Thread t = new Thread(() -> {
-          long next = start + offset;
-          while (next - measureTo < 0 && System.nanoTime() - measureTo < 0) {
-            long wait = next - System.nanoTime();
-            if (wait > 0) {
-              LockSupport.parkNanos(wait);
-            }
-            try {
-              UUID id = writeOne(pool, orderNo.incrementAndGet(), l.aggregates());
-              long t1 = System.nanoTime();
-              committed.put(id, t1);
-              if (t1 - measureFrom >= 0 && t1 - measureTo < 0) {
-                measured.add(id);
-              }
-            } catch (SQLException | RuntimeException e) {
-              failures.incrementAndGet();
-            }
-            next += intervalNanos;
-          }
-        }, "debezium-latency-writer-" + w);
-        t.setDaemon(true);
-        threads.add(t);
-        t.start();
-      }
-      TimeUnit.NANOSECONDS.sleep(Math.max(0, measureFrom - System.nanoTime()));
-      CpuMeter cpu = CpuMeter.start(Set.of(broker.pid()));
-      for (Thread t : threads) {
-        t.join();
-      }
-      Map<String, Double> cpuUse = cpu.stop();
-      double loadAfter = Machine.load1();
+      PacedWriters.Outcome run = PacedWriters.run("debezium-latency", l, broker.pid(), committed, measured, (no, commit) -> commit.committed(writeOne(pool, no, l.aggregates())));
       long[] toConsume = PeerLatencyReport.awaitConsumed(measured, committed, consumed);
       engine.check();
       long[] toAck = LatencyStats.latencies(measured, committed, acked);
-      Result r = PeerLatencyReport.result(setup.name(), load, loadAfter, others, l,
+      Result r = PeerLatencyReport.result(setup.name(), run.loadBefore(), run.loadAfter(), others, l,
           "Debezium 3.6.1.Final embedded engine, PostgreSQL connector (pgoutput), EventRouter SMT, KafkaProducer "
               + "acks=all + idempotence, markProcessed after each ack; poll.interval.ms " + setup.pollIntervalMillis()
               + ", max.batch.size " + setup.maxBatchSize(),
-          measured.size(), failures.get(), toConsume)
+          measured.size(), run.failures(), toConsume)
           .param("poll_interval_ms", setup.pollIntervalMillis())
           .param("delete_in_tx", true);
       LatencyStats.percentiles(r, "ack", toAck);
       r.metric("not_acked", measured.size() - toAck.length);
-      r.metrics(cpuUse);
+      r.metrics(run.cpu());
       return r;
     }
   }

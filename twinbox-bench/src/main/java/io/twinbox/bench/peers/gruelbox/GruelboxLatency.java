@@ -5,13 +5,12 @@ import com.gruelbox.transactionoutbox.ThreadLocalContextTransactionManager;
 import com.gruelbox.transactionoutbox.TransactionManager;
 import com.gruelbox.transactionoutbox.TransactionOutbox;
 import com.zaxxer.hikari.HikariDataSource;
-import io.twinbox.bench.CpuMeter;
-import io.twinbox.bench.Machine;
 import io.twinbox.bench.Payloads;
 import io.twinbox.bench.Pools;
 import io.twinbox.bench.Quiet;
 import io.twinbox.bench.Result;
 import io.twinbox.bench.Topics;
+import io.twinbox.bench.peers.PacedWriters;
 import io.twinbox.bench.peers.PeerLatencyReport;
 import io.twinbox.bench.peers.PeerConsumer;
 import io.twinbox.testkit.KafkaBroker;
@@ -20,8 +19,6 @@ import java.math.BigDecimal;
 import java.sql.PreparedStatement;
 import java.sql.Timestamp;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -29,8 +26,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The latency scenario's gruelbox contender: paced writers run gruelbox transactions (business
@@ -67,71 +62,32 @@ public final class GruelboxLatency {
       ThreadLocalContextTransactionManager tm = TransactionManager.fromDataSource(pool);
       TransactionOutbox outbox = Gruelbox.outbox(tm, sender, Submitter.withExecutor(executor), true);
       consumer.start();
-      long start = System.nanoTime();
-      long measureFrom = start + TimeUnit.SECONDS.toNanos(warmupSeconds);
-      long measureTo = measureFrom + TimeUnit.SECONDS.toNanos(seconds);
-      long intervalNanos = TimeUnit.SECONDS.toNanos(1) * writers / rate;
-      AtomicLong orderNo = new AtomicLong();
-      AtomicLong failures = new AtomicLong();
-      double load = Machine.load1();
-      List<Thread> threads = new ArrayList<>();
-      for (int w = 0; w < writers; w++) {
-        long offset = intervalNanos * w / writers;
-        Thread t = new Thread(() -> {
-          long next = start + offset;
-          while (next - measureTo < 0 && System.nanoTime() - measureTo < 0) {
-            long wait = next - System.nanoTime();
-            if (wait > 0) {
-              LockSupport.parkNanos(wait);
-            }
-            UUID id = UUID.randomUUID();
-            long no = orderNo.incrementAndGet();
-            try {
-              tm.inTransactionThrows(tx -> {
-                tx.addPostCommitHook(() -> {
-                  long t1 = System.nanoTime();
-                  committed.put(id, t1);
-                  if (t1 - measureFrom >= 0 && t1 - measureTo < 0) {
-                    measured.add(id);
-                  }
-                });
-                String customer = Payloads.customer();
-                long cents = 100 + ThreadLocalRandom.current().nextLong(1_000_000);
-                try (PreparedStatement ps = tx.connection().prepareStatement(
-                    "INSERT INTO orders (customer, amount, created_at) VALUES (?, ?, ?)")) {
-                  ps.setString(1, customer);
-                  ps.setBigDecimal(2, BigDecimal.valueOf(cents, 2));
-                  ps.setTimestamp(3, Timestamp.from(Instant.now()));
-                  ps.executeUpdate();
-                }
-                outbox.schedule(KafkaSender.class).send(topic, Payloads.aggregateId(aggregates), id.toString(),
-                    Payloads.orderJson(no, customer, cents));
-              });
-            } catch (Exception e) {
-              failures.incrementAndGet();
-            }
-            next += intervalNanos;
+      PeerLatencyReport.Load l = new PeerLatencyReport.Load(rate, writers, warmupSeconds, seconds, aggregates, partitions);
+      PacedWriters.Outcome run = PacedWriters.run("gruelbox-latency", l, broker.pid(), committed, measured, (no, commit) -> {
+        UUID id = UUID.randomUUID();
+        tm.inTransactionThrows(tx -> {
+          tx.addPostCommitHook(() -> commit.committed(id));
+          String customer = Payloads.customer();
+          long cents = 100 + ThreadLocalRandom.current().nextLong(1_000_000);
+          try (PreparedStatement ps = tx.connection().prepareStatement(
+              "INSERT INTO orders (customer, amount, created_at) VALUES (?, ?, ?)")) {
+            ps.setString(1, customer);
+            ps.setBigDecimal(2, BigDecimal.valueOf(cents, 2));
+            ps.setTimestamp(3, Timestamp.from(Instant.now()));
+            ps.executeUpdate();
           }
-        }, "gruelbox-latency-writer-" + w);
-        t.setDaemon(true);
-        threads.add(t);
-        t.start();
-      }
-      TimeUnit.NANOSECONDS.sleep(Math.max(0, measureFrom - System.nanoTime()));
-      CpuMeter cpu = CpuMeter.start(Set.of(broker.pid()));
-      for (Thread t : threads) {
-        t.join();
-      }
-      Map<String, Double> cpuUse = cpu.stop();
-      double loadAfter = Machine.load1();
+          outbox.schedule(KafkaSender.class).send(topic, Payloads.aggregateId(aggregates), id.toString(),
+              Payloads.orderJson(no, customer, cents));
+        });
+      });
       long[] toConsume = PeerLatencyReport.awaitConsumed(measured, committed, consumed);
-      Result r = PeerLatencyReport.result(setup.name(), load, loadAfter, others,
-          new PeerLatencyReport.Load(rate, writers, warmupSeconds, seconds, aggregates, partitions),
+      Result r = PeerLatencyReport.result(setup.name(), run.loadBefore(), run.loadAfter(), others,
+          l,
           "gruelbox post-commit submit into a " + executor.getMaximumPoolSize()
               + "-thread executor (queue 16384)",
-          measured.size(), failures.get(), toConsume)
+          measured.size(), run.failures(), toConsume)
           .metric("executor_queue_at_end", executor.getQueue().size());
-      r.metrics(cpuUse);
+      r.metrics(run.cpu());
       return r;
     } finally {
       executor.shutdownNow();

@@ -2,7 +2,6 @@ package io.twinbox.faults;
 
 import io.twinbox.testkit.MariaDbDatabase;
 import io.twinbox.testkit.contract.TcpProxy;
-import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,7 +20,6 @@ import javax.sql.DataSource;
  */
 final class MariaDbStore implements ProducerStore {
   private final MariaDbDatabase db = MariaDbDatabase.create();
-  private final URI uri = URI.create(db.jdbcUrl().substring("jdbc:".length()));
 
   @Override
   public String kind() {
@@ -49,26 +47,12 @@ final class MariaDbStore implements ProducerStore {
   }
 
   @Override
-  public String host() {
-    return uri.getHost();
-  }
-
-  @Override
-  public int port() {
-    return uri.getPort();
-  }
-
-  @Override
-  public String relayUrl(int proxyPort) {
-    return "jdbc:mariadb://127.0.0.1:" + proxyPort + "/" + db.name();
-  }
-
-  @Override
   public String ordersDdl() {
     return "CREATE TABLE orders (message_id VARCHAR(36) PRIMARY KEY, aggregate_id VARCHAR(255),"
         + " sequence BIGINT NOT NULL, poison BOOLEAN NOT NULL) ENGINE = InnoDB";
   }
 
+  /** None: MariaDB has no deferrable constraints; the producer fails such commits by killing its connection. */
   @Override
   public String[] extraDdl() {
     return new String[0];

@@ -5,7 +5,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.twinbox.testkit.PrivatePostgresCluster;
 import io.twinbox.testkit.contract.TcpProxy;
 import java.nio.file.Path;
-import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
@@ -91,36 +90,6 @@ final class PrivatePostgresStore implements ProducerStore {
   @Override
   public String password() {
     return "";
-  }
-
-  @Override
-  public String host() {
-    return "127.0.0.1";
-  }
-
-  @Override
-  public int port() {
-    return cluster.port();
-  }
-
-  @Override
-  public String relayUrl(int proxyPort) {
-    return "jdbc:postgresql://127.0.0.1:" + proxyPort + "/" + DATABASE;
-  }
-
-  @Override
-  public String ordersDdl() {
-    return PgDdl.ORDERS;
-  }
-
-  @Override
-  public String[] extraDdl() {
-    return new String[] {PgDdl.COMMIT_BOMB};
-  }
-
-  @Override
-  public Object id(UUID id) {
-    return id;
   }
 
   @Override

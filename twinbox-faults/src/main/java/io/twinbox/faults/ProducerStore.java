@@ -1,6 +1,7 @@
 package io.twinbox.faults;
 
 import io.twinbox.testkit.contract.TcpProxy;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
@@ -52,21 +53,41 @@ interface ProducerStore extends AutoCloseable {
 
   String password();
 
-  String host();
+  /** The server's host, read from {@link #jdbcUrl()}. */
+  default String host() {
+    return address().getHost();
+  }
 
-  int port();
+  /** The server's port, read from {@link #jdbcUrl()}. */
+  default int port() {
+    return address().getPort();
+  }
 
-  /** The relays' JDBC URL: the same database through the fault proxy on {@code proxyPort}. */
-  String relayUrl(int proxyPort);
+  /** The relays' JDBC URL: {@link #jdbcUrl()} with the fault proxy on {@code proxyPort} as host and port. */
+  default String relayUrl(int proxyPort) {
+    URI u = address();
+    return "jdbc:" + u.getScheme() + "://127.0.0.1:" + proxyPort + u.getRawPath()
+        + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery());
+  }
 
-  /** The business table, written in each producer transaction (the committed ledger). */
-  String ordersDdl();
+  private URI address() {
+    return URI.create(jdbcUrl().substring("jdbc:".length()));
+  }
 
-  /** Extra tables the producer needs (PostgreSQL: the deferred constraint failing at COMMIT). */
-  String[] extraDdl();
+  /** The business table, written in each producer transaction (the committed ledger); PostgreSQL's by default. */
+  default String ordersDdl() {
+    return PgDdl.ORDERS;
+  }
 
-  /** An event id as a JDBC parameter of this store's id columns. */
-  Object id(UUID id);
+  /** Extra tables the producer needs (PostgreSQL by default: the deferred constraint failing at COMMIT). */
+  default String[] extraDdl() {
+    return new String[] {PgDdl.COMMIT_BOMB};
+  }
+
+  /** An event id as a JDBC parameter of this store's id columns (PostgreSQL by default: a uuid). */
+  default Object id(UUID id) {
+    return id;
+  }
 
   /** Ends every relay session ({@link FaultKind#DB_TERMINATE}); returns how many. */
   int terminateRelaySessions(TcpProxy proxy);

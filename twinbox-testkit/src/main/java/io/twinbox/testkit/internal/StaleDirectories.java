@@ -6,7 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,6 +20,8 @@ import org.slf4j.LoggerFactory;
 public final class StaleDirectories {
   private static final Logger LOG = LoggerFactory.getLogger(StaleDirectories.class);
   private static final String OWNER_FILE = "owner";
+  /** How far two readings of one process's start instant may differ (boot time in whole seconds). */
+  static final Duration START_TOLERANCE = Duration.ofSeconds(3);
 
   private StaleDirectories() {}
 
@@ -64,9 +68,18 @@ public final class StaleDirectories {
     if (process.isEmpty() || !process.get().isAlive()) {
       return true;
     }
-    // The pid is in use; it is the owner only if it started at the recorded instant.
+    // The pid is in use; it is the owner only if it started at the recorded instant. The JDK derives
+    // a start instant from the kernel's boot time, which it reads in whole seconds from /proc/stat;
+    // that figure moves by a second when the clock is adjusted, so two JVMs may see the same
+    // process start a second apart. A reused pid starting within the tolerance is not a concern.
+    Instant recorded;
+    try {
+      recorded = Instant.parse(owner[1]);
+    } catch (DateTimeParseException e) {
+      return false;
+    }
     return process.get().info().startInstant()
-        .map(start -> !start.toString().equals(owner[1]))
+        .map(start -> Duration.between(start, recorded).abs().compareTo(START_TOLERANCE) > 0)
         .orElse(false);
   }
 }

@@ -29,4 +29,24 @@ class StaleDirectoriesTest {
     assertThat(unmarked).exists();
     assertThat(other).exists();
   }
+
+  /**
+   * Regression: a fault run's live Kafka broker lost its folder to another JVM's sweep — that JVM
+   * read the owner's start a second off (the JDK's boot time is whole seconds from /proc/stat, and
+   * it moves when the clock is adjusted), judged the owner gone and deleted the folder.
+   */
+  @Test
+  void aLiveOwnerWhoseStartReadsASecondOffIsNotSwept(@TempDir Path parent) throws Exception {
+    Path live = Files.createDirectory(parent.resolve("kit-live"));
+    ProcessHandle self = ProcessHandle.current();
+    Instant start = self.info().startInstant().orElseThrow();
+    Files.writeString(live.resolve("owner"), self.pid() + " " + start.minusSeconds(1));
+    Path reused = Files.createDirectory(parent.resolve("kit-reused"));
+    Files.writeString(reused.resolve("owner"), self.pid() + " " + start.minusSeconds(3600));
+
+    StaleDirectories.sweep(parent, "kit-");
+
+    assertThat(live).exists();
+    assertThat(reused).doesNotExist();
+  }
 }

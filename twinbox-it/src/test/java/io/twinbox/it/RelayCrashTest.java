@@ -67,8 +67,10 @@ class RelayCrashTest {
 
     Outbox outbox = Outbox.builder(JdbcStore.builder(db.dataSource()).build()).build();
     Workload work = new Workload(db.dataSource(), outbox, 1_000, EVENTS, 8, 0.10, 600, 2).start();
-    await("20% published").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
-        .until(() -> published(work) >= EVENTS / 5);
+    // 20% published — or, on a machine so busy that the relays lag far behind, half written: either
+    // way the relay dies with events in flight and writers still writing.
+    await("20% published or half written").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+        .until(() -> published(work) >= EVENTS / 5 || work.started() >= EVENTS / 2);
     int victimPartitions = owners().getOrDefault("relay-b", 0L).intValue();
     long publishedAtKill = published(work);
     b.kill9();

@@ -226,6 +226,11 @@ final class Workload {
     return committedCount.get();
   }
 
+  /** Events handed to writers so far (committed, rolled back or in an open transaction). */
+  int started() {
+    return events - Math.max(0, toWrite.get());
+  }
+
   List<ExpectedEvent> committed() {
     return new ArrayList<>(committed);
   }

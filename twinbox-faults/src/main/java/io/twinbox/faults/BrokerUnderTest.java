@@ -20,14 +20,20 @@ public interface BrokerUnderTest extends AutoCloseable {
   /** A fresh destination (topic, exchange and queues) for one run. */
   Destination create(String name);
 
-  /** Kills the broker ({@link FaultKind#BROKER_KILL}); only where supported. */
-  void kill();
+  /** kill -9 of the broker; a shared server of the machine (the default) is never killed. */
+  default void kill() {
+    throw new UnsupportedOperationException("the shared " + name() + " server is never killed");
+  }
 
-  /** Restarts a killed broker; only where supported. */
-  void restart();
+  /** Restarts a killed broker; a shared server of the machine (the default) is never restarted. */
+  default void restart() {
+    throw new UnsupportedOperationException("the shared " + name() + " server is never restarted");
+  }
 
-  /** True while the broker runs. */
-  boolean isRunning();
+  /** Whether the broker runs; a shared server of the machine (the default) always does. */
+  default boolean isRunning() {
+    return true;
+  }
 
   @Override
   void close();

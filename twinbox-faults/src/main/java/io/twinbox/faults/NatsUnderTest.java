@@ -162,21 +162,6 @@ public final class NatsUnderTest implements BrokerUnderTest {
   }
 
   @Override
-  public void kill() {
-    throw new UnsupportedOperationException("the shared NATS server is never killed");
-  }
-
-  @Override
-  public void restart() {
-    throw new UnsupportedOperationException("the shared NATS server is never restarted");
-  }
-
-  @Override
-  public boolean isRunning() {
-    return true;
-  }
-
-  @Override
   public void close() {
     try {
       admin.close();

@@ -154,21 +154,6 @@ public final class RabbitUnderTest implements BrokerUnderTest {
   }
 
   @Override
-  public void kill() {
-    throw new UnsupportedOperationException("the shared RabbitMQ is never killed");
-  }
-
-  @Override
-  public void restart() {
-    throw new UnsupportedOperationException("the shared RabbitMQ is never restarted");
-  }
-
-  @Override
-  public boolean isRunning() {
-    return true;
-  }
-
-  @Override
   public void close() {
     try {
       admin.close();

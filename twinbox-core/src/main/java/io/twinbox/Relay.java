@@ -63,8 +63,7 @@ public interface Relay extends AutoCloseable {
       Duration publishTimeout,
       Duration outageBackoffMax,
       RetryPolicy retryPolicy,
-      CompletionMode completionMode,
-      boolean claimAhead) {}
+      CompletionMode completionMode) {}
 
   /** Configures a {@link Relay}. Not thread-safe; every setting has a default. */
   final class Builder {
@@ -80,7 +79,6 @@ public interface Relay extends AutoCloseable {
     private Duration outageBackoffMax = Duration.ofSeconds(10);
     private RetryPolicy retryPolicy = RetryPolicy.ofDefaults();
     private CompletionMode completionMode = CompletionMode.DELETE;
-    private boolean claimAhead = true;
     private RelayListener listener = RelayListener.NONE;
 
     Builder(OutboxStore store, Transport transport) {
@@ -163,18 +161,6 @@ public interface Relay extends AutoCloseable {
       return this;
     }
 
-    /**
-     * Whether a worker claims its next batch while the broker acknowledges the current full batch,
-     * so that the claim's database round trip overlaps the wait for acks. The early batch excludes
-     * the current one's rows and is dropped unless the current batch came out clean (every message
-     * acknowledged, no lease lost); ordering and fencing are the same either way. Costs one more
-     * claim query per full batch when it is dropped. Default {@code true}.
-     */
-    public Builder claimAhead(boolean claimAhead) {
-      this.claimAhead = claimAhead;
-      return this;
-    }
-
     public Builder listener(RelayListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener cannot be null");
       return this;
@@ -183,7 +169,7 @@ public interface Relay extends AutoCloseable {
     public Relay build() {
       String id = nodeId != null ? nodeId : defaultNodeId();
       RelayConfig config = new RelayConfig(id, source, batchSize, workers, pollInterval, leaseTtl,
-          publishTimeout, outageBackoffMax, retryPolicy, completionMode, claimAhead);
+          publishTimeout, outageBackoffMax, retryPolicy, completionMode);
       return new RelayEngine(store, transport, config, listener);
     }
 

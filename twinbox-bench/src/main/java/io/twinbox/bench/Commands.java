@@ -121,15 +121,10 @@ final class Commands {
             + "0 to skip (default: ${DEFAULT-VALUE}).")
     List<Integer> jitOffWorkers;
 
-    @Option(names = "--linger0-workers", split = ",", defaultValue = "0",
-        description = "Twinbox relay worker counts to run again with the publisher's linger.ms=0 (now the "
-            + "publisher's default, so the same as twinbox); 0 to skip (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--linger0-workers", split = ",", defaultValue = "2,4",
+        description = "Twinbox relay worker counts to run again with the publisher's linger.ms=0; 0 to skip "
+            + "(default: ${DEFAULT-VALUE}).")
     List<Integer> lingerWorkers;
-
-    @Option(names = "--no-claim-ahead-workers", split = ",", defaultValue = "2",
-        description = "Twinbox relay worker counts to run again with claimAhead(false): each worker claims "
-            + "only after completing its batch; 0 to skip (default: ${DEFAULT-VALUE}).")
-    List<Integer> noClaimAheadWorkers;
 
     @Option(names = "--tuned-workers", split = ",", defaultValue = "0",
         description = "Twinbox relay worker counts to run with both jit=off and linger.ms=0; 0 to skip "
@@ -246,8 +241,7 @@ final class Commands {
       r.batch = 500;
       r.workers = List.of(1, 2, 4);
       r.jitOffWorkers = List.of();
-      r.lingerWorkers = List.of();
-      r.noClaimAheadWorkers = List.of(2);
+      r.lingerWorkers = List.of(2, 4);
       r.tunedWorkers = List.of();
       r.claimers = List.of(1, 4);
       r.bareClaimers = List.of(1);
@@ -425,9 +419,6 @@ final class Commands {
       }
       for (int w : positive(o.tunedWorkers)) {
         drainers.add(new TwinboxDrainer(w, o.batch, o.sampleMillis, TwinboxDrainer.Tuning.JIT_OFF_LINGER_0));
-      }
-      for (int w : positive(o.noClaimAheadWorkers)) {
-        drainers.add(new TwinboxDrainer(w, o.batch, o.sampleMillis, TwinboxDrainer.Tuning.NO_CLAIM_AHEAD));
       }
       if (o.warmupEvents > 0) {
         bench.warmup(new TwinboxDrainer(2, o.batch, 0, TwinboxDrainer.Tuning.DEFAULT), o.warmupEvents);

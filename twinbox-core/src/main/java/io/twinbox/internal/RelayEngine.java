@@ -26,8 +26,6 @@ import org.slf4j.LoggerFactory;
  * held partitions {@code p} with {@code p % workers == w}, so no two workers of a node ever touch
  * one partition, and leases keep other nodes out. One round of a worker: claim due rows (short
  * read), publish them in waves outside any transaction, complete them in one fenced transaction.
- * While a full batch's first wave awaits its acks, the worker claims its next batch
- * ({@link ClaimAhead}).
  */
 public final class RelayEngine implements Relay {
   private static final Logger log = LoggerFactory.getLogger(RelayEngine.class);
@@ -116,12 +114,11 @@ public final class RelayEngine implements Relay {
   }
 
   private void workLoop(int worker) {
-    ClaimAhead ahead = new ClaimAhead();
     long outageBackoff = 0;
     long idleWait = config.pollInterval().toMillis();
     while (running) {
       try {
-        Round r = round(worker, ahead);
+        Round r = round(worker);
         if (r.outage) {
           outageBackoff = Math.min(config.outageBackoffMax().toMillis(),
               Math.max(OUTAGE_BACKOFF_MIN_MS, outageBackoff * 2));
@@ -145,7 +142,6 @@ public final class RelayEngine implements Relay {
         Thread.currentThread().interrupt();
         return;
       } catch (RuntimeException e) {
-        ahead.clear();
         outageBackoff = Math.min(config.outageBackoffMax().toMillis(),
             Math.max(OUTAGE_BACKOFF_MIN_MS, outageBackoff * 2));
         log.warn("relay {} worker {} round failed; retrying in {} ms: {}", config.nodeId(), worker,
@@ -162,36 +158,24 @@ public final class RelayEngine implements Relay {
 
   private record Round(int found, boolean full, boolean outage) {}
 
-  private Round round(int worker, ClaimAhead ahead) throws InterruptedException {
+  private Round round(int worker) throws InterruptedException {
     ReentrantLock lock = workerLocks[worker];
     lock.lock();
     try {
       List<PartitionLease> mine = leases.usable(worker, config.workers());
       if (mine.isEmpty()) {
-        ahead.clear();
         return new Round(0, false, false);
       }
-      List<OutboxMessage> batch = ahead.take(mine);
-      if (batch == null) {
-        batch = store.claim(config.nodeId(), mine, config.batchSize());
-      }
+      List<OutboxMessage> batch = store.claim(config.nodeId(), mine, config.batchSize());
       if (batch.isEmpty()) {
         return new Round(0, false, false);
       }
       batches.incrementAndGet();
-      boolean full = batch.size() >= config.batchSize();
-      List<OutboxMessage> current = batch;
-      Runnable claimNext = full && config.claimAhead()
-          ? () -> ahead.claim(store, config.nodeId(), mine, config.batchSize(), current)
-          : () -> {};
       WavePublisher.Result r = new WavePublisher(transport, config.retryPolicy(), config.publishTimeout(),
-          config.source()).publish(batch, leases::valid, claimNext);
+          config.source()).publish(batch, leases::valid);
       Completion c = store.complete(config.nodeId(), mine, r.published(), r.failed(), config.completionMode());
       account(r, c);
-      if (!r.failed().isEmpty() || r.skipped() > 0 || r.outage() != null || c.fenced() > 0) {
-        ahead.clear(); // claimed before this batch's failures were recorded: claim afresh
-      }
-      return new Round(batch.size(), full, r.outage() != null);
+      return new Round(batch.size(), batch.size() >= config.batchSize(), r.outage() != null);
     } finally {
       lock.unlock();
     }

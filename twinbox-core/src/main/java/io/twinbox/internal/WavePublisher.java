@@ -50,19 +50,7 @@ final class WavePublisher {
    * @param leaseValid tells before each wave whether a partition may still be published
    */
   Result publish(List<OutboxMessage> batch, IntPredicate leaseValid) throws InterruptedException {
-    return publish(batch, leaseValid, () -> {});
-  }
-
-  /**
-   * @param leaseValid tells before each wave whether a partition may still be published
-   * @param whileFirstWaveInFlight runs once, after the first wave was handed to the transport and
-   *     before its acknowledgements are awaited (the relay claims its next batch there); it must
-   *     not throw. It does not run if no message is sent.
-   */
-  Result publish(List<OutboxMessage> batch, IntPredicate leaseValid, Runnable whileFirstWaveInFlight)
-      throws InterruptedException {
     List<List<OutboxMessage>> waves = waves(batch);
-    Runnable duringWait = whileFirstWaveInFlight;
     List<OutboxMessage> published = new ArrayList<>(batch.size());
     List<FailedPublish> failed = new ArrayList<>();
     List<OutboxMessage> failedMessages = new ArrayList<>();
@@ -86,8 +74,7 @@ final class WavePublisher {
       if (sending.isEmpty()) {
         continue;
       }
-      List<PublishOutcome> outcomes = sendAll(sending, duringWait);
-      duringWait = () -> {};
+      List<PublishOutcome> outcomes = sendAll(sending);
       for (int i = 0; i < sending.size(); i++) {
         OutboxMessage m = sending.get(i);
         PublishOutcome o = outcomes.get(i);
@@ -123,8 +110,7 @@ final class WavePublisher {
     return new Result(published, failed, failedMessages, failedReasons, outage, skipped);
   }
 
-  private List<PublishOutcome> sendAll(List<OutboxMessage> sending, Runnable duringWait)
-      throws InterruptedException {
+  private List<PublishOutcome> sendAll(List<OutboxMessage> sending) throws InterruptedException {
     List<CompletableFuture<PublishOutcome>> futures = new ArrayList<>(sending.size());
     for (OutboxMessage m : sending) {
       CompletableFuture<PublishOutcome> f;
@@ -137,7 +123,6 @@ final class WavePublisher {
       futures.add(f);
     }
     transport.flush();
-    duringWait.run(); // the deadline starts after it: the broker gets the whole publish timeout
     long deadline = System.nanoTime() + publishTimeout.toNanos();
     List<PublishOutcome> outcomes = new ArrayList<>(futures.size());
     for (CompletableFuture<PublishOutcome> f : futures) {

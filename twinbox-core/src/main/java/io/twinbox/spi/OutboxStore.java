@@ -3,11 +3,8 @@ package io.twinbox.spi;
 import io.twinbox.CompletionMode;
 import java.sql.Connection;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Where outbox events live: written in the caller's transaction, claimed and completed by the
@@ -52,33 +49,6 @@ public interface OutboxStore {
    * message of a partition whose lease is no longer valid.
    */
   List<OutboxMessage> claim(String nodeId, Collection<PartitionLease> leases, int limit);
-
-  /**
-   * {@link #claim(String, Collection, int)} that never returns a message whose position is in
-   * {@code excludedPositions}. The relay claims its next batch while the broker acknowledges the
-   * current one, whose rows are still pending until the current batch is completed; it excludes
-   * them so that they are not published twice.
-   *
-   * <p>The default claims {@code limit + excludedPositions.length} rows and drops the excluded
-   * ones, which is correct for any store; stores should filter in the query instead.
-   */
-  default List<OutboxMessage> claim(String nodeId, Collection<PartitionLease> leases, int limit,
-      long[] excludedPositions) {
-    if (excludedPositions.length == 0) {
-      return claim(nodeId, leases, limit);
-    }
-    Set<Long> excluded = new HashSet<>(excludedPositions.length * 2);
-    for (long p : excludedPositions) {
-      excluded.add(p);
-    }
-    List<OutboxMessage> result = new ArrayList<>(limit);
-    for (OutboxMessage m : claim(nodeId, leases, limit + excludedPositions.length)) {
-      if (!excluded.contains(m.position()) && result.size() < limit) {
-        result.add(m);
-      }
-    }
-    return result;
-  }
 
   /**
    * Completes published rows and records failed ones in one short transaction, touching only

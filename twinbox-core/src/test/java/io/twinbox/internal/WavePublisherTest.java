@@ -15,7 +15,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class WavePublisherTest {
@@ -117,47 +116,5 @@ class WavePublisherTest {
         .publish(List.of(a1), p -> true);
     assertThat(r.outage()).contains("no broker acknowledgement");
     assertThat(r.failed()).isEmpty();
-  }
-
-  @Test
-  void theHookRunsOnceWhileTheFirstWaveAwaitsItsAcksAndNotWhenNothingIsSent() throws Exception {
-    OutboxMessage a1 = msg("a", 1), a2 = msg("a", 2), b1 = msg("b", 1);
-    List<CompletableFuture<PublishOutcome>> unanswered = new CopyOnWriteArrayList<>();
-    List<String> events = new CopyOnWriteArrayList<>();
-    AtomicBoolean hookRan = new AtomicBoolean();
-    Transport held = new Transport() { // holds its answers until the hook has run
-      @Override
-      public String name() {
-        return "held";
-      }
-
-      @Override
-      public CompletableFuture<PublishOutcome> send(OutboxMessage m) {
-        events.add("send " + m.aggregateId() + m.sequence());
-        CompletableFuture<PublishOutcome> f = new CompletableFuture<>();
-        if (hookRan.get()) {
-          f.complete(PublishOutcome.acked());
-        } else {
-          unanswered.add(f);
-        }
-        return f;
-      }
-
-      @Override
-      public void close() {}
-    };
-    WavePublisher.Result r = new WavePublisher(held, RetryPolicy.ofDefaults(), Duration.ofSeconds(5), "/src")
-        .publish(List.of(a1, b1, a2), p -> true, () -> {
-          events.add("hook, unanswered: " + unanswered.size());
-          hookRan.set(true);
-          unanswered.forEach(f -> f.complete(PublishOutcome.acked()));
-        });
-    assertThat(r.published()).containsExactly(a1, b1, a2);
-    assertThat(events).containsExactly("send a1", "send b1", "hook, unanswered: 2", "send a2");
-
-    List<String> ran = new ArrayList<>();
-    new WavePublisher(held, RetryPolicy.ofDefaults(), Duration.ofSeconds(5), "/src")
-        .publish(List.of(msg("c", 1)), p -> false, () -> ran.add("hook"));
-    assertThat(ran).as("no lease, nothing sent, no early claim").isEmpty();
   }
 }

@@ -37,7 +37,6 @@ import javax.sql.DataSource;
  * <p>Thread-safe.
  */
 public final class JdbcStore implements OutboxStore, OutboxAdminStore {
-  private static final long[] NO_POSITIONS = new long[0];
   /** Partitions in the schema shipped with this version (the lease table holds one row each). */
   public static final int PARTITIONS = 64;
 
@@ -171,15 +170,9 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
 
   @Override
   public List<OutboxMessage> claim(String nodeId, Collection<PartitionLease> leases, int limit) {
-    return claim(nodeId, leases, limit, NO_POSITIONS);
-  }
-
-  @Override
-  public List<OutboxMessage> claim(String nodeId, Collection<PartitionLease> leases, int limit,
-      long[] excludedPositions) {
     return inTransaction("claim pending events", c -> {
       dialect.prepareClaim(c);
-      return dialect.claim(c, nodeId, leases, limit, excludedPositions);
+      return dialect.claim(c, nodeId, leases, limit);
     });
   }
 

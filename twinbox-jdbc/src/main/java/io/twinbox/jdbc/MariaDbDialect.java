@@ -136,7 +136,7 @@ public final class MariaDbDialect implements SqlDialect {
         FROM twinbox_outbox o FORCE INDEX (twinbox_outbox_pending)
        WHERE o.status = 'PENDING'
          AND o.next_attempt_at <= UTC_TIMESTAMP(6)
-         AND o.partition_no IN (%s)%s
+         AND o.partition_no IN (%s)
          AND o.partition_no IN (SELECT l.partition_no FROM twinbox_relay_lease l
                                  WHERE l.owner = ? AND l.lease_until > UTC_TIMESTAMP(6))
          AND (o.aggregate_id IS NULL OR NOT EXISTS (
@@ -493,19 +493,14 @@ public final class MariaDbDialect implements SqlDialect {
   }
 
   @Override
-  public List<OutboxMessage> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit,
-      long[] excludedPositions) throws SQLException {
+  public List<OutboxMessage> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
+      throws SQLException {
     if (leases.isEmpty()) {
       return List.of();
     }
     List<Integer> partitions = leases.stream().map(PartitionLease::partition).toList();
-    String exclusion = excludedPositions.length == 0 ? ""
-        : "\n         AND o.position NOT IN (" + marks(excludedPositions.length) + ")";
-    try (PreparedStatement ps = c.prepareStatement(CLAIM.formatted(marks(partitions.size()), exclusion))) {
+    try (PreparedStatement ps = c.prepareStatement(CLAIM.formatted(marks(partitions.size())))) {
       int i = bindInts(ps, 1, partitions);
-      for (long position : excludedPositions) {
-        ps.setLong(i++, position);
-      }
       ps.setString(i++, nodeId);
       ps.setInt(i, limit);
       List<OutboxMessage> result = new ArrayList<>(Math.min(limit, 1024));

@@ -23,7 +23,6 @@ import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -112,7 +111,6 @@ public final class PostgresDialect implements SqlDialect {
        WHERE o.status = 'PENDING'
          AND o.next_attempt_at <= clock_timestamp()
          AND o.partition_no = ANY(?)
-         AND o.position <> ALL(?)
          AND o.partition_no IN (SELECT l.partition_no FROM twinbox_relay_lease l
                                  WHERE l.owner = ? AND l.lease_until > clock_timestamp())
          AND (o.aggregate_id IS NULL OR NOT EXISTS (
@@ -410,13 +408,12 @@ public final class PostgresDialect implements SqlDialect {
   }
 
   @Override
-  public List<OutboxMessage> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit,
-      long[] excludedPositions) throws SQLException {
+  public List<OutboxMessage> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
+      throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(CLAIM)) {
       ps.setArray(1, intArray(c, leases.stream().map(PartitionLease::partition).toList()));
-      ps.setArray(2, c.createArrayOf("int8", Arrays.stream(excludedPositions).boxed().toArray()));
-      ps.setString(3, nodeId);
-      ps.setInt(4, limit);
+      ps.setString(2, nodeId);
+      ps.setInt(3, limit);
       List<OutboxMessage> result = new ArrayList<>(Math.min(limit, 1024));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -555,9 +552,8 @@ public final class PostgresDialect implements SqlDialect {
     prepareClaim(c);
     try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + CLAIM)) {
       ps.setArray(1, intArray(c, leases.stream().map(PartitionLease::partition).toList()));
-      ps.setArray(2, c.createArrayOf("int8", new Object[0]));
-      ps.setString(3, nodeId);
-      ps.setInt(4, limit);
+      ps.setString(2, nodeId);
+      ps.setInt(3, limit);
       StringBuilder plan = new StringBuilder();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {

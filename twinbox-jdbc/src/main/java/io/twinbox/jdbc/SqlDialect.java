@@ -82,12 +82,9 @@ public interface SqlDialect {
 
   void leave(Connection c, String nodeId) throws SQLException;
 
-  /**
-   * Runs the claim query, leaving out the rows at {@code excludedPositions} (a batch still in
-   * flight; may be empty); called inside a transaction that {@link #prepareClaim} set up.
-   */
-  List<OutboxMessage> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit,
-      long[] excludedPositions) throws SQLException;
+  /** Runs the claim query; called inside a transaction that {@link #prepareClaim} set up. */
+  List<OutboxMessage> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
+      throws SQLException;
 
   /** Session settings for the claim's transaction (e.g. keep the planner on the index). */
   void prepareClaim(Connection c) throws SQLException;

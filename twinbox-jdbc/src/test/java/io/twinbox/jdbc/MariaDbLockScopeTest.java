@@ -135,7 +135,7 @@ class MariaDbLockScopeTest {
         st.execute("INSERT INTO twinbox_outbox (id, aggregate_type, aggregate_id, type, version, payload)"
             + " VALUES (UUID(), 'Order', 'order-late', 'OrderPlaced', 1, '{}')");
       }
-      List<io.twinbox.spi.OutboxMessage> claimed = DIALECT.claim(relay, "relay-a", all, 100, new long[0]);
+      List<io.twinbox.spi.OutboxMessage> claimed = DIALECT.claim(relay, "relay-a", all, 100);
       assertThat(claimed).hasSize(20);
       relay.commit();
       io.twinbox.spi.Completion done =

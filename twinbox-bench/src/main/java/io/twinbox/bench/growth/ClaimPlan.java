@@ -77,9 +77,8 @@ final class ClaimPlan {
         }
         try (PreparedStatement ps = c.prepareStatement("EXPLAIN (ANALYZE, BUFFERS) " + claim)) {
           ps.setArray(1, c.createArrayOf("int4", leases.stream().map(PartitionLease::partition).toArray()));
-          ps.setArray(2, c.createArrayOf("int8", new Object[0])); // no batch in flight
-          ps.setString(3, NODE);
-          ps.setInt(4, batch);
+          ps.setString(2, NODE);
+          ps.setInt(3, batch);
           List<String> lines = new ArrayList<>();
           try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {

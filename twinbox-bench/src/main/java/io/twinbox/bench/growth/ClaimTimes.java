@@ -59,15 +59,6 @@ final class ClaimTimes implements OutboxStore {
   }
 
   @Override
-  public List<OutboxMessage> claim(String nodeId, Collection<PartitionLease> leases, int limit,
-      long[] excludedPositions) {
-    long t0 = System.nanoTime();
-    List<OutboxMessage> rows = delegate.claim(nodeId, leases, limit, excludedPositions);
-    record(System.nanoTime() - t0, rows.isEmpty());
-    return rows;
-  }
-
-  @Override
   public Completion complete(String nodeId, Collection<PartitionLease> leases, List<OutboxMessage> published,
       List<FailedPublish> failed, CompletionMode mode) {
     return delegate.complete(nodeId, leases, published, failed, mode);

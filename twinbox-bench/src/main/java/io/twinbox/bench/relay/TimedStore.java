@@ -15,18 +15,15 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Decorates the relay's {@link OutboxStore} to time where a relay round spends its time, through
- * the public SPI only: {@code claim} (DB; also the claims a worker makes ahead, while a batch waits
- * for its acks), the gap between the start of a round (the end of its claim, or of the previous
- * {@code complete} when the round publishes a batch claimed ahead) and the start of its
- * {@code complete} on the same worker thread, less the claims ahead made in it (publishing: encode,
- * send, wait for the broker's acks), and {@code complete} (DB). With {@code notifications=false} it hides the store's
+ * the public SPI only: {@code claim} (DB), the gap between the end of a claim and the start of its
+ * {@code complete} on the same worker thread (publishing: encode, send, wait for the broker's
+ * acks), and {@code complete} (DB). With {@code notifications=false} it hides the store's
  * LISTEN/NOTIFY wake-ups from the relay, which then relies on its poll interval.
  */
 public final class TimedStore implements OutboxStore {
   private final OutboxStore delegate;
   private final boolean notifications;
-  /** Per worker thread: [0] start of the current round, [1] claim-ahead nanos inside it. */
-  private final ThreadLocal<long[]> round = ThreadLocal.withInitial(() -> new long[2]);
+  private final ThreadLocal<long[]> claimEnd = ThreadLocal.withInitial(() -> new long[1]);
 
   final LongAdder claimNanos = new LongAdder();
   final LongAdder claims = new LongAdder();
@@ -71,25 +68,7 @@ public final class TimedStore implements OutboxStore {
     } else {
       claimedRows.add(rows.size());
     }
-    round.get()[0] = t1;
-    round.get()[1] = 0;
-    return rows;
-  }
-
-  @Override
-  public List<OutboxMessage> claim(String nodeId, Collection<PartitionLease> leases, int limit,
-      long[] excludedPositions) {
-    long t0 = System.nanoTime();
-    List<OutboxMessage> rows = delegate.claim(nodeId, leases, limit, excludedPositions);
-    long t1 = System.nanoTime();
-    claimNanos.add(t1 - t0);
-    claims.increment();
-    if (rows.isEmpty()) {
-      emptyClaims.increment();
-    } else {
-      claimedRows.add(rows.size());
-    }
-    round.get()[1] += t1 - t0;
+    claimEnd.get()[0] = t1;
     return rows;
   }
 
@@ -97,15 +76,13 @@ public final class TimedStore implements OutboxStore {
   public Completion complete(String nodeId, Collection<PartitionLease> leases, List<OutboxMessage> published,
       List<FailedPublish> failed, CompletionMode mode) {
     long t0 = System.nanoTime();
-    long[] r = round.get();
-    if (r[0] != 0) {
-      publishNanos.add(t0 - r[0] - r[1]);
+    long end = claimEnd.get()[0];
+    if (end != 0) {
+      publishNanos.add(t0 - end);
+      claimEnd.get()[0] = 0;
     }
     Completion c = delegate.complete(nodeId, leases, published, failed, mode);
-    long t1 = System.nanoTime();
-    completeNanos.add(t1 - t0);
-    r[0] = t1; // a batch claimed ahead is published right after this
-    r[1] = 0;
+    completeNanos.add(System.nanoTime() - t0);
     completes.increment();
     return c;
   }

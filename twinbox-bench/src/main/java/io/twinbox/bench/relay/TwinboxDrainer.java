@@ -28,26 +28,22 @@ public final class TwinboxDrainer implements Drainer {
    * A configuration variant, through public settings only (no code change): the default, the
    * relay's connections with {@code SET jit = off} (what the claim query loses to PostgreSQL's JIT
    * compiler), or the publisher with {@code linger.ms=0} (what each wave loses to the producer's
-   * linger, since {@code KafkaPublisher.flush()} does not flush; 0 became the publisher's default
-   * since), or the relay with {@code claimAhead(false)} (each worker claims only after completing).
+   * linger, since {@code KafkaPublisher.flush()} does not flush).
    */
   public enum Tuning {
-    DEFAULT("twinbox", null, Map.of(), true),
-    JIT_OFF("twinbox-jit-off", "SET jit = off", Map.of(), true),
-    LINGER_0("twinbox-linger-0", null, Map.of("linger.ms", 0), true),
-    JIT_OFF_LINGER_0("twinbox-jit-off-linger-0", "SET jit = off", Map.of("linger.ms", 0), true),
-    NO_CLAIM_AHEAD("twinbox-no-claim-ahead", null, Map.of(), false);
+    DEFAULT("twinbox", null, Map.of()),
+    JIT_OFF("twinbox-jit-off", "SET jit = off", Map.of()),
+    LINGER_0("twinbox-linger-0", null, Map.of("linger.ms", 0)),
+    JIT_OFF_LINGER_0("twinbox-jit-off-linger-0", "SET jit = off", Map.of("linger.ms", 0));
 
     final String variant;
     final String initSql;
     final Map<String, Object> producer;
-    final boolean claimAhead;
 
-    Tuning(String variant, String initSql, Map<String, Object> producer, boolean claimAhead) {
+    Tuning(String variant, String initSql, Map<String, Object> producer) {
       this.variant = variant;
       this.initSql = initSql;
       this.producer = producer;
-      this.claimAhead = claimAhead;
     }
   }
 
@@ -70,8 +66,7 @@ public final class TwinboxDrainer implements Drainer {
     m.put("batch", batch);
     m.put("description", "Relay.builder(JdbcStore, KafkaPublisher) defaults, fixed topic, completion DELETE"
         + (tuning.initSql != null ? "; relay connections run `" + tuning.initSql + "`" : "")
-        + (tuning.producer.isEmpty() ? "" : "; producer " + tuning.producer)
-        + (tuning.claimAhead ? "" : "; claimAhead(false)"));
+        + (tuning.producer.isEmpty() ? "" : "; producer " + tuning.producer));
     return m;
   }
 
@@ -89,8 +84,7 @@ public final class TwinboxDrainer implements Drainer {
       RelayStats stats;
       long firstPublishNanos = -1;
       long start = System.nanoTime();
-      try (Relay relay = Relay.builder(store, transport).workers(workers).batchSize(batch)
-          .claimAhead(tuning.claimAhead).build()) {
+      try (Relay relay = Relay.builder(store, transport).workers(workers).batchSize(batch).build()) {
         relay.start();
         if (sampleMillis > 0) {
           sampler = new StackSampler(sampleMillis);

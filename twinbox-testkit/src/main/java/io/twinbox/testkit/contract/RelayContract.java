@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -259,42 +258,5 @@ public abstract class RelayContract {
       await().atMost(Duration.ofSeconds(10)).until(() -> t.acked().size() == 62);
     }
     assertOrdered(t.acked());
-  }
-
-  @Test
-  final void aClaimLeavesOutThePositionsOfABatchInFlight() throws Exception {
-    writeMany(10, 3);
-    List<PartitionLease> leases = store.acquire("ahead", 64, Duration.ofSeconds(30));
-    List<Long> all = store.claim("ahead", leases, 100).stream().map(OutboxMessage::position).toList();
-    assertThat(all).hasSize(30);
-    List<OutboxMessage> inFlight = store.claim("ahead", leases, 12);
-    long[] excluded = inFlight.stream().mapToLong(OutboxMessage::position).toArray();
-    List<Long> next = store.claim("ahead", leases, 12, excluded).stream().map(OutboxMessage::position).toList();
-    assertThat(next).as("the 12 pending rows after the batch in flight, in position order")
-        .containsExactlyElementsOf(all.subList(12, 24));
-    assertThat(store.claim("ahead", leases, 100, new long[0])).hasSize(30);
-    assertThat(store.claim("ahead", leases, 100, new long[] {all.get(29), -1L})).hasSize(29);
-  }
-
-  @Test
-  final void failuresWhileTheNextBatchIsClaimedAheadLetNoLaterEventOvertake() throws Exception {
-    List<UUID> ids = writeMany(5, 40); // every batch of 10 holds two events of each aggregate
-    Set<UUID> flaky = new HashSet<>();
-    for (int i = 3; i < ids.size(); i += 7) {
-      flaky.add(ids.get(i));
-    }
-    Set<UUID> failedOnce = ConcurrentHashMap.newKeySet();
-    RecordingTransport t = RecordingTransport.acking()
-        .failWhen(m -> flaky.contains(m.id()) && failedOnce.add(m.id()), PublishOutcome.retry("flaky once"));
-    try (Relay r = relay(t).batchSize(10).workers(1).build()) {
-      r.start();
-      await().atMost(Duration.ofSeconds(60)).until(() ->
-          t.acked().stream().map(OutboxMessage::id).distinct().count() >= ids.size());
-      assertThat(r.stats().retried()).isEqualTo(flaky.size());
-      assertThat(r.stats().dead()).isZero();
-    }
-    assertThat(t.acked()).extracting(OutboxMessage::id).containsAll(ids);
-    assertOrdered(t.acked());
-    assertThat(count(ds, "SELECT count(*) FROM twinbox_outbox")).isZero();
   }
 }

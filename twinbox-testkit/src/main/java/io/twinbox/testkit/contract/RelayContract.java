@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -258,5 +259,27 @@ public abstract class RelayContract {
       await().atMost(Duration.ofSeconds(10)).until(() -> t.acked().size() == 62);
     }
     assertOrdered(t.acked());
+  }
+
+  @Test
+  final void transientFailuresInFullSmallBatchesLetNoLaterEventOvertake() throws Exception {
+    List<UUID> ids = writeMany(5, 40); // every batch of 10 holds two events of each aggregate: two waves
+    Set<UUID> flaky = new HashSet<>();
+    for (int i = 3; i < ids.size(); i += 7) {
+      flaky.add(ids.get(i));
+    }
+    Set<UUID> failedOnce = ConcurrentHashMap.newKeySet();
+    RecordingTransport t = RecordingTransport.acking()
+        .failWhen(m -> flaky.contains(m.id()) && failedOnce.add(m.id()), PublishOutcome.retry("flaky once"));
+    try (Relay r = relay(t).batchSize(10).workers(1).build()) {
+      r.start();
+      await().atMost(Duration.ofSeconds(60)).until(() ->
+          t.acked().stream().map(OutboxMessage::id).distinct().count() >= ids.size());
+      assertThat(r.stats().retried()).isEqualTo(flaky.size());
+      assertThat(r.stats().dead()).isZero();
+    }
+    assertThat(t.acked()).extracting(OutboxMessage::id).containsAll(ids);
+    assertOrdered(t.acked());
+    assertThat(count(ds, "SELECT count(*) FROM twinbox_outbox")).isZero();
   }
 }

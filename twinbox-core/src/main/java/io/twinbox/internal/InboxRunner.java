@@ -10,7 +10,9 @@ import io.twinbox.TwinboxException;
 import io.twinbox.UnprocessableMessageException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
@@ -65,6 +67,48 @@ public final class InboxRunner {
     this.batchSize = batchSize;
     this.retry = retry;
     this.running = running;
+  }
+
+  /**
+   * Which items start a run of their own in suspect mode. A redelivered message is suspect — it
+   * may be the one that stopped the process, so an attempt is counted before its handler runs —
+   * unless this consumer's inbox already holds its id: then it was processed and only its ack was
+   * lost, no handler will run for it, and it joins an ordinary batch as a duplicate. Without this,
+   * a batch redelivered after its ack deadline (a slow consumer) is handled one message and two
+   * transactions at a time, which makes the next batch late too: a redelivery storm. One short
+   * read for the whole batch; if it fails, every redelivered message stays suspect.
+   *
+   * @param redelivered per item, whether the broker says it delivered the message before
+   * @return per item, whether it starts a suspect run
+   */
+  public boolean[] suspects(List<Item> items, boolean[] redelivered) {
+    boolean[] suspect = redelivered.clone();
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < items.size(); i++) {
+      if (suspect[i] && items.get(i).decodeFailure() == null) {
+        ids.add(items.get(i).message().id());
+      }
+    }
+    if (ids.isEmpty()) {
+      return suspect;
+    }
+    Set<String> known;
+    try (Connection c = dataSource.getConnection()) {
+      known = inbox.store().storedHashes(c, inbox.consumer(), ids).keySet();
+      if (!c.getAutoCommit()) {
+        c.rollback();
+      }
+    } catch (SQLException | RuntimeException e) {
+      log.debug("consumer {}: cannot look up redelivered messages; treating them as suspect: {}",
+          inbox.consumer(), Reasons.of(e));
+      return suspect;
+    }
+    for (int i = 0; i < items.size(); i++) {
+      if (suspect[i] && items.get(i).decodeFailure() == null && known.contains(items.get(i).message().id())) {
+        suspect[i] = false;
+      }
+    }
+    return suspect;
   }
 
   /**

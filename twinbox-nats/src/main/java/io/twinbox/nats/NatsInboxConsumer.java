@@ -185,23 +185,30 @@ public final class NatsInboxConsumer implements AutoCloseable {
     }
   }
 
-  /** Processes in stream order; a redelivered message starts a run of its own in suspect mode. */
+  /**
+   * Processes in stream order; a redelivered message the inbox does not hold yet starts a run of its
+   * own in suspect mode ({@link InboxRunner#suspects}).
+   */
   private void handle(List<Message> batch) throws InterruptedException {
     List<InboxRunner.Item> items = new ArrayList<>(batch.size());
-    for (Message m : batch) {
+    boolean[] again = new boolean[batch.size()];
+    for (int i = 0; i < batch.size(); i++) {
+      Message m = batch.get(i);
       NatsCloudEvents.Decoded d = NatsCloudEvents.decode(m);
       items.add(new InboxRunner.Item(d.message(), d.failure()));
-      if (redelivered(m)) {
+      again[i] = redelivered(m);
+      if (again[i]) {
         redelivered.incrementAndGet();
       }
     }
+    boolean[] suspect = runner.suspects(items, again);
     int start = 0;
     while (start < batch.size()) {
       int end = start + 1;
-      while (end < batch.size() && !redelivered(batch.get(end))) {
+      while (end < batch.size() && !suspect[end]) {
         end++;
       }
-      int done = runner.process(items.subList(start, end), redelivered(batch.get(start)));
+      int done = runner.process(items.subList(start, end), suspect[start]);
       for (int i = start; i < start + done; i++) {
         settle(batch.get(i), items.get(i));
       }

@@ -5,16 +5,21 @@ import static org.awaitility.Awaitility.await;
 
 import io.nats.client.impl.Headers;
 import io.twinbox.Inbox;
+import io.twinbox.RetryPolicy;
 import io.twinbox.UnprocessableMessageException;
 import io.twinbox.jdbc.JdbcInboxStore;
 import io.twinbox.spi.PublishOutcome;
+import io.twinbox.testkit.contract.TcpProxy;
+import io.twinbox.testkit.contract.TransportContract;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -75,5 +80,58 @@ class NatsInboxConsumerTest {
       assertThat(String.join("\n", parked)).contains("not a CloudEvent").contains("unreadable CloudEvent bad-json")
           .contains("unprocessable");
     }
+  }
+
+  /**
+   * A batch processed but not acknowledged (the link was cut before the commit, so every ack was
+   * lost) comes back after ackWait with a delivery count of 2. The inbox holds every id, so the
+   * redelivered copies are duplicates: they must be skipped in ordinary batches, not one message
+   * and two transactions at a time (the NATS redelivery storm of the fault suite's notes).
+   */
+  @Test
+  void redeliveredMessagesTheInboxAlreadyHoldsAreSkippedInBatches() throws Exception {
+    String dest = fixture.createDestination("redelivered");
+    String stream = NatsFixture.streamName(dest);
+    int n = 100;
+    try (NatsPublisher p = NatsPublisher.builder(fixture.admin()).subjectRouter(m -> "tb." + dest + ".x").build()) {
+      for (int i = 0; i < n; i++) {
+        assertThat(p.send(TransportContract.message("agg-" + i, 1, "{\"n\":" + i + "}")).get(10, TimeUnit.SECONDS))
+            .isEqualTo(PublishOutcome.acked());
+      }
+    }
+    Inbox inbox = Inbox.builder(JdbcInboxStore.of(fixture.store()), "redelivered").build();
+    RetryPolicy retry = RetryPolicy.builder().maxAttempts(3).backoff(Duration.ofMillis(10), Duration.ofMillis(50)).build();
+    AtomicInteger effects = new AtomicInteger();
+    TcpProxy link = TcpProxy.start(NatsFixture.HOST, NatsFixture.PORT);
+    try (NatsInboxConsumer first = NatsInboxConsumer.builder(NatsFixture.url(link.port()), stream, "redelivered")
+        .inbox(inbox, fixture.dataSource()).batchSize(n).batchWait(Duration.ofMillis(500))
+        .ackWait(Duration.ofSeconds(2)).retryPolicy(retry)
+        .handler((conn, m) -> {
+          if (effects.incrementAndGet() == n) {
+            link.cut(); // the commit still happens; the acks after it are lost
+          }
+        }).build()) {
+      first.start();
+      await().atMost(Duration.ofSeconds(30)).until(() -> first.stats().processed() == n);
+    } finally {
+      link.close();
+    }
+    List<String> handledAgain = new CopyOnWriteArrayList<>();
+    NatsInboxConsumer.Stats stats;
+    try (NatsInboxConsumer second = NatsInboxConsumer.builder(NatsFixture.url(NatsFixture.PORT), stream, "redelivered")
+        .inbox(inbox, fixture.dataSource()).batchSize(n).batchWait(Duration.ofMillis(500))
+        .ackWait(Duration.ofSeconds(2)).retryPolicy(retry)
+        .handler((conn, m) -> handledAgain.add(m.id())).build()) {
+      second.start();
+      await().atMost(Duration.ofSeconds(30)).until(() -> second.stats().duplicates() > 0
+          && fixture.admin().jetStreamManagement().getConsumerInfo(stream, "redelivered").getNumAckPending() == 0);
+      stats = second.stats();
+    }
+    assertThat(effects).as("each message applied once, by the first consumer").hasValue(n);
+    assertThat(handledAgain).as("no handler runs for a message the inbox holds").isEmpty();
+    assertThat(stats.redelivered()).as("the scenario happened: most of the batch came back").isGreaterThanOrEqualTo(n / 2);
+    assertThat(stats.duplicates()).isEqualTo(stats.redelivered());
+    assertThat(stats.transactions()).as("duplicates skipped in batches of up to %d, not one by one", n)
+        .isLessThanOrEqualTo(3);
   }
 }

@@ -177,24 +177,31 @@ public final class RabbitInboxConsumer implements AutoCloseable {
     }
   }
 
-  /** Processes in delivery order; a redelivered message starts a run of its own in suspect mode. */
+  /**
+   * Processes in delivery order; a redelivered message the inbox does not hold yet starts a run of
+   * its own in suspect mode ({@link InboxRunner#suspects}).
+   */
   private void handle(ConsumerSession session, List<Received> batch) throws InterruptedException {
     List<InboxRunner.Item> items = new ArrayList<>(batch.size());
-    for (Received r : batch) {
+    boolean[] again = new boolean[batch.size()];
+    for (int i = 0; i < batch.size(); i++) {
+      Received r = batch.get(i);
       String origin = queue + "@" + r.envelope().getDeliveryTag();
       AmqpCloudEvents.Decoded d = AmqpCloudEvents.decode(r.properties(), r.body(), origin);
       items.add(new InboxRunner.Item(d.message(), d.failure()));
-      if (r.redelivered()) {
+      again[i] = r.redelivered();
+      if (again[i]) {
         redelivered.incrementAndGet();
       }
     }
+    boolean[] suspect = runner.suspects(items, again);
     int start = 0;
     while (start < batch.size()) {
       int end = start + 1;
-      while (end < batch.size() && !batch.get(end).redelivered()) {
+      while (end < batch.size() && !suspect[end]) {
         end++;
       }
-      int done = runner.process(items.subList(start, end), batch.get(start).redelivered());
+      int done = runner.process(items.subList(start, end), suspect[start]);
       if (done > 0) {
         ack(session, batch.get(start + done - 1).envelope().getDeliveryTag());
       }

@@ -69,6 +69,42 @@ public final class InboxRunner {
     this.running = running;
   }
 
+  /** Told which items, {@code [from, to)}, a transaction just brought to a committed end. */
+  @FunctionalInterface
+  public interface Committed {
+    void items(int from, int to);
+  }
+
+  /**
+   * Processes a broker's batch in order, where some messages may be redeliveries: each redelivered
+   * message the inbox does not hold yet starts a run of its own in suspect mode ({@link #suspects}),
+   * everything else goes in ordinary batches. {@code committed} hears of each committed run, so that
+   * the caller acknowledges only what is in the database.
+   *
+   * @param redelivered per item, whether the broker says it delivered the message before
+   * @return how many leading items are done (all of them unless stopped)
+   */
+  public int processRedeliverable(List<Item> items, boolean[] redelivered, Committed committed)
+      throws InterruptedException {
+    boolean[] suspect = suspects(items, redelivered);
+    int start = 0;
+    while (start < items.size()) {
+      int end = start + 1;
+      while (end < items.size() && !suspect[end]) {
+        end++;
+      }
+      int done = process(items.subList(start, end), suspect[start]);
+      if (done > 0) {
+        committed.items(start, start + done);
+      }
+      if (done < end - start) {
+        return start + done;
+      }
+      start = end;
+    }
+    return items.size();
+  }
+
   /**
    * Which items start a run of their own in suspect mode. A redelivered message is suspect — it
    * may be the one that stopped the process, so an attempt is counted before its handler runs —
@@ -81,11 +117,13 @@ public final class InboxRunner {
    * @param redelivered per item, whether the broker says it delivered the message before
    * @return per item, whether it starts a suspect run
    */
-  public boolean[] suspects(List<Item> items, boolean[] redelivered) {
+  private boolean[] suspects(List<Item> items, boolean[] redelivered) {
     boolean[] suspect = redelivered.clone();
+    List<Integer> asked = new ArrayList<>();
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < items.size(); i++) {
-      if (suspect[i] && items.get(i).decodeFailure() == null) {
+      if (suspect[i] && items.get(i).decodeFailure() == null) { // an undecodable one is parked anyway
+        asked.add(i);
         ids.add(items.get(i).message().id());
       }
     }
@@ -103,10 +141,8 @@ public final class InboxRunner {
           inbox.consumer(), Reasons.of(e));
       return suspect;
     }
-    for (int i = 0; i < items.size(); i++) {
-      if (suspect[i] && items.get(i).decodeFailure() == null && known.contains(items.get(i).message().id())) {
-        suspect[i] = false;
-      }
+    for (int i : asked) {
+      suspect[i] = !known.contains(items.get(i).message().id());
     }
     return suspect;
   }

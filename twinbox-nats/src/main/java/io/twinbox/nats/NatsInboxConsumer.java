@@ -186,8 +186,8 @@ public final class NatsInboxConsumer implements AutoCloseable {
   }
 
   /**
-   * Processes in stream order; a redelivered message the inbox does not hold yet starts a run of its
-   * own in suspect mode ({@link InboxRunner#suspects}).
+   * Processes in stream order ({@link InboxRunner#processRedeliverable}); settles each message after
+   * its commit and gives back what was not reached.
    */
   private void handle(List<Message> batch) throws InterruptedException {
     List<InboxRunner.Item> items = new ArrayList<>(batch.size());
@@ -201,22 +201,13 @@ public final class NatsInboxConsumer implements AutoCloseable {
         redelivered.incrementAndGet();
       }
     }
-    boolean[] suspect = runner.suspects(items, again);
-    int start = 0;
-    while (start < batch.size()) {
-      int end = start + 1;
-      while (end < batch.size() && !suspect[end]) {
-        end++;
-      }
-      int done = runner.process(items.subList(start, end), suspect[start]);
-      for (int i = start; i < start + done; i++) {
+    int done = runner.processRedeliverable(items, again, (from, to) -> {
+      for (int i = from; i < to; i++) {
         settle(batch.get(i), items.get(i));
       }
-      if (done < end - start) {
-        nakAll(batch.subList(start + done, batch.size()));
-        return;
-      }
-      start = end;
+    });
+    if (done < batch.size()) {
+      nakAll(batch.subList(done, batch.size()));
     }
   }
 

@@ -178,8 +178,9 @@ public final class RabbitInboxConsumer implements AutoCloseable {
   }
 
   /**
-   * Processes in delivery order; a redelivered message the inbox does not hold yet starts a run of
-   * its own in suspect mode ({@link InboxRunner#suspects}).
+   * Processes in delivery order ({@link InboxRunner#processRedeliverable}), acknowledging up to the
+   * last committed message of each run; when stopping, the rest goes back to the queue as the channel
+   * closes.
    */
   private void handle(ConsumerSession session, List<Received> batch) throws InterruptedException {
     List<InboxRunner.Item> items = new ArrayList<>(batch.size());
@@ -194,22 +195,8 @@ public final class RabbitInboxConsumer implements AutoCloseable {
         redelivered.incrementAndGet();
       }
     }
-    boolean[] suspect = runner.suspects(items, again);
-    int start = 0;
-    while (start < batch.size()) {
-      int end = start + 1;
-      while (end < batch.size() && !suspect[end]) {
-        end++;
-      }
-      int done = runner.process(items.subList(start, end), suspect[start]);
-      if (done > 0) {
-        ack(session, batch.get(start + done - 1).envelope().getDeliveryTag());
-      }
-      if (done < end - start) {
-        return; // stopping: the rest goes back to the queue when the channel closes
-      }
-      start = end;
-    }
+    runner.processRedeliverable(items, again,
+        (from, to) -> ack(session, batch.get(to - 1).envelope().getDeliveryTag())); // only after the commit
   }
 
   private void ack(ConsumerSession session, long tag) {

@@ -5,6 +5,7 @@ import io.twinbox.spi.InboxStore;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -50,40 +51,68 @@ public interface Inbox {
   }
 
   /** The effective settings of an {@link Inbox}. */
-  record InboxConfig(String consumer, Duration retention, Duration redeliveryHorizon) {}
+  record InboxConfig(String consumer, Duration retention, Duration redeliveryHorizon, InboxOrdering ordering,
+      Duration gapTimeout) {
+    /** Without the ordering guard. */
+    public InboxConfig(String consumer, Duration retention, Duration redeliveryHorizon) {
+      this(consumer, retention, redeliveryHorizon, InboxOrdering.NONE, InboxSettings.GAP_TIMEOUT.defaultValue());
+    }
+  }
 
-  /** Configures an {@link Inbox}. Not thread-safe. */
+  /** Configures an {@link Inbox}; defaults and limits are those of {@link InboxSettings}. Not thread-safe. */
   final class Builder {
     private final InboxStore store;
     private final String consumer;
-    private Duration retention = Duration.ofDays(90);
-    private Duration redeliveryHorizon = Duration.ofDays(8);
+    private Duration retention = InboxSettings.RETENTION.defaultValue();
+    private Duration redeliveryHorizon = InboxSettings.REDELIVERY_HORIZON.defaultValue();
+    private InboxOrdering ordering = InboxSettings.ORDERING.defaultValue();
+    private Duration gapTimeout = InboxSettings.GAP_TIMEOUT.defaultValue();
     private InboxListener listener = InboxListener.NONE;
 
     Builder(InboxStore store, String consumer) {
       this.store = Objects.requireNonNull(store, "store cannot be null");
-      if (consumer == null || consumer.isBlank() || consumer.length() > 255) {
-        throw new IllegalArgumentException("consumer must be 1–255 non-blank characters");
+      if (consumer == null) { // an IllegalArgumentException, as before the catalogue
+        throw new IllegalArgumentException("consumer must be 1–" + InboxSettings.CONSUMER.maxLength()
+            + " non-blank characters");
       }
-      this.consumer = consumer;
+      this.consumer = InboxSettings.CONSUMER.check(consumer);
     }
 
     /**
      * How long inbox records are kept: the window within which duplicates are recognised.
-     * Default 90 days. Must not be shorter than {@link #redeliveryHorizon}.
+     * See {@link InboxSettings#RETENTION}. Must not be shorter than {@link #redeliveryHorizon}.
      */
     public Builder retention(Duration retention) {
-      this.retention = Objects.requireNonNull(retention, "retention cannot be null");
+      this.retention = InboxSettings.RETENTION.check(retention);
       return this;
     }
 
     /**
      * The longest time after which a message can still arrive again: the broker's retention plus
-     * the producer's longest retry horizon. Default 8 days (Kafka's 7-day default retention plus a
-     * day of outbox retries). Used to refuse a retention that would forget ids too early.
+     * the producer's longest retry horizon. The default ({@link InboxSettings#REDELIVERY_HORIZON}) is
+     * Kafka's 7-day default retention plus a day of outbox retries. Used to refuse a retention that
+     * would forget ids too early.
      */
     public Builder redeliveryHorizon(Duration horizon) {
-      this.redeliveryHorizon = Objects.requireNonNull(horizon, "redeliveryHorizon cannot be null");
+      this.redeliveryHorizon = InboxSettings.REDELIVERY_HORIZON.check(horizon);
+      return this;
+    }
+
+    /**
+     * The per-aggregate ordering guard (R17); see {@link InboxOrdering} for when to use which. Needs a
+     * store that keeps the guard's table ({@link InboxStore#supportsOrdering()}). Default {@code NONE}.
+     */
+    public Builder ordering(InboxOrdering ordering) {
+      this.ordering = InboxSettings.ORDERING.check(ordering);
+      return this;
+    }
+
+    /**
+     * With {@link InboxOrdering#DELTA}: how long a message waits for a missing earlier sequence of
+     * its aggregate before it is parked. See {@link InboxSettings#GAP_TIMEOUT}.
+     */
+    public Builder gapTimeout(Duration gapTimeout) {
+      this.gapTimeout = InboxSettings.GAP_TIMEOUT.check(gapTimeout);
       return this;
     }
 
@@ -93,12 +122,16 @@ public interface Inbox {
     }
 
     public Inbox build() {
-      if (retention.compareTo(redeliveryHorizon) < 0) {
-        throw new IllegalArgumentException("retention (" + retention + ") is shorter than the redelivery horizon ("
-            + redeliveryHorizon + "): a message redelivered after its record was purged would be processed"
-            + " twice; raise retention or lower redeliveryHorizon to match the broker's retention");
+      // The catalogue's rule: retention >= redeliveryHorizon, worded as on every other surface.
+      InboxSettings.CATALOGUE.values(Map.of(InboxSettings.RETENTION.name(), retention,
+          InboxSettings.REDELIVERY_HORIZON.name(), redeliveryHorizon));
+      if (ordering != InboxOrdering.NONE && !store.supportsOrdering()) {
+        throw new IllegalArgumentException("ordering " + ordering + " needs a store with the ordering guard's tables;"
+            + " " + store.getClass().getSimpleName() + " has none (migrate a JDBC store to schema"
+            + " PostgreSQL V6 / MariaDB V5)");
       }
-      return new DefaultInbox(store, new InboxConfig(consumer, retention, redeliveryHorizon), listener);
+      return new DefaultInbox(store,
+          new InboxConfig(consumer, retention, redeliveryHorizon, ordering, gapTimeout), listener);
     }
   }
 }

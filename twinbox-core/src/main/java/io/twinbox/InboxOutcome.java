@@ -12,5 +12,16 @@ public enum InboxOutcome {
    */
   CONFLICT,
   /** Could not be processed (decode failure or attempts exhausted) and was parked with a reason. */
-  PARKED
+  PARKED,
+  /**
+   * Ordering guard ({@link InboxOrdering}): not newer than the aggregate's last applied sequence.
+   * Recorded, the handler did not run.
+   */
+  STALE,
+  /**
+   * Ordering guard, {@link InboxOrdering#DELTA}: an earlier sequence of its aggregate is missing.
+   * Recorded and kept in the store; applied (and reported as processed) once the gap is filled, or
+   * parked after the gap timeout.
+   */
+  HELD
 }

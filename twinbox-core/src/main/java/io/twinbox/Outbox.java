@@ -52,14 +52,14 @@ public interface Outbox {
   /** The effective, immutable settings of an {@link Outbox}. */
   record OutboxConfig(int maxPayloadBytes, boolean captureTraceContext) {}
 
-  /** Configures an {@link Outbox}. Not thread-safe. */
+  /** Configures an {@link Outbox}; defaults and limits are those of {@link OutboxSettings}. Not thread-safe. */
   final class Builder {
     /** Default payload limit: leaves room for headers under Kafka's 1 MiB default request size. */
     public static final int DEFAULT_MAX_PAYLOAD_BYTES = 900 * 1024;
 
     private final OutboxStore store;
     private int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
-    private boolean captureTraceContext = true;
+    private boolean captureTraceContext = OutboxSettings.CAPTURE_TRACE_CONTEXT.defaultValue();
     private Clock clock = Clock.systemUTC();
 
     Builder(OutboxStore store) {
@@ -68,16 +68,14 @@ public interface Outbox {
 
     /** Largest payload accepted, in UTF-8 bytes. Default {@value #DEFAULT_MAX_PAYLOAD_BYTES}. */
     public Builder maxPayloadBytes(int maxPayloadBytes) {
-      if (maxPayloadBytes < 1) {
-        throw new IllegalArgumentException("maxPayloadBytes must be >= 1, was " + maxPayloadBytes);
-      }
-      this.maxPayloadBytes = maxPayloadBytes;
+      this.maxPayloadBytes = OutboxSettings.MAX_PAYLOAD_BYTES.check(maxPayloadBytes);
       return this;
     }
 
     /**
      * Whether to take the W3C trace context from the current OpenTelemetry span when the event
-     * carries none. Default {@code true}; a no-op when the OpenTelemetry API is absent.
+     * carries none ({@link OutboxSettings#CAPTURE_TRACE_CONTEXT}); a no-op when the OpenTelemetry API
+     * is absent.
      */
     public Builder captureTraceContext(boolean capture) {
       this.captureTraceContext = capture;

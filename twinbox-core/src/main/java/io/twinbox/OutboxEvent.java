@@ -39,20 +39,12 @@ public record OutboxEvent(
     Instant occurredAt) {
 
   public OutboxEvent {
-    EventRules.requireName("type", type);
-    if (version < 1) {
-      throw new InvalidEventException("version", "must be >= 1, was " + version);
-    }
-    EventRules.requireName("aggregateType", aggregateType);
-    EventRules.optionalText("aggregateId", aggregateId, EventRules.MAX_ID_LENGTH);
+    EventRules.checkEnvelope(type, version, aggregateType, aggregateId, correlationId, causationId, traceparent);
     if (payload == null) {
       throw new InvalidEventException("payload", "must not be null (use \"{}\" for an empty event)");
     }
     EventRules.requireJson("payload", payload);
     headers = EventRules.checkHeaders(headers);
-    EventRules.optionalText("correlationId", correlationId, EventRules.MAX_ID_LENGTH);
-    EventRules.optionalText("causationId", causationId, EventRules.MAX_ID_LENGTH);
-    EventRules.checkTraceparent(traceparent);
   }
 
   /** True when the event belongs to an aggregate and therefore takes part in ordering. */

@@ -5,7 +5,7 @@ package io.twinbox;
  *
  * @param published messages acknowledged and completed
  * @param retried failed attempts that will be retried
- * @param dead messages moved to FAILED
+ * @param dead messages moved to FAILED (attempts exhausted, rejected by the broker, or undecodable)
  * @param fenced completions refused because the lease was lost (their messages are republished)
  * @param outages waves that hit an unavailable broker
  * @param batches claims that returned work

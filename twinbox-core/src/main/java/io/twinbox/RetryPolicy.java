@@ -1,6 +1,9 @@
 package io.twinbox;
 
+import io.twinbox.settings.Catalogue;
+import io.twinbox.settings.Setting;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -8,11 +11,29 @@ import java.util.concurrent.ThreadLocalRandom;
  * How often and how fast the relay retries an event whose publish failed because of the event
  * itself: exponential backoff with jitter, up to {@link #maxAttempts()}, then FAILED.
  *
- * <p>Defaults ({@link #ofDefaults()}): 10 attempts, first delay 1 s, doubling, capped at 5 min,
- * full jitter (each delay is drawn uniformly from {@code [0, computed]}). Broker outages never
- * count as attempts. Immutable and thread-safe.
+ * <p>Defaults ({@link #ofDefaults()}): those of {@link #MAX_ATTEMPTS}, {@link #INITIAL_DELAY},
+ * {@link #MAX_DELAY}, {@link #MULTIPLIER} and {@link #JITTER} — exponential from the initial
+ * delay, capped, full jitter (each delay is drawn uniformly from {@code [0, computed]}). Broker
+ * outages never count as attempts. Immutable and thread-safe.
  */
 public final class RetryPolicy {
+  public static final Setting<Integer> MAX_ATTEMPTS = Setting.integer("maxAttempts").atLeast(1).defaultValue(10)
+      .description("Attempts before FAILED (relay) or parked (consumer).");
+  public static final Setting<Duration> INITIAL_DELAY = Setting.duration("initialDelay").atLeast(Duration.ZERO)
+      .defaultValue(Duration.ofSeconds(1)).description("Delay after the first failure; at most maxDelay.");
+  public static final Setting<Duration> MAX_DELAY = Setting.duration("maxDelay").atLeast(Duration.ZERO)
+      .defaultValue(Duration.ofMinutes(5)).description("Cap of the delay between two attempts.");
+  public static final Setting<Double> MULTIPLIER = Setting.decimal("multiplier").atLeast(1.0).defaultValue(2.0)
+      .description("Growth of the delay per attempt.");
+  public static final Setting<Double> JITTER = Setting.decimal("jitter").range(0.0, 1.0).defaultValue(1.0)
+      .description("Share of each delay that is random: 0 none, 1 full jitter.");
+
+  /** The rule the builder and every surface check: the first delay is not above the cap. */
+  private static final Catalogue.Rule BACKOFF_ORDER = (v, name) ->
+      v.get(INITIAL_DELAY).compareTo(v.get(MAX_DELAY)) <= 0 ? null
+          : name.apply(INITIAL_DELAY.name()) + " (" + INITIAL_DELAY.format(v.get(INITIAL_DELAY)) + ") must not exceed "
+              + name.apply(MAX_DELAY.name()) + " (" + MAX_DELAY.format(v.get(MAX_DELAY)) + ")";
+
   private final int maxAttempts;
   private final Duration initialDelay;
   private final Duration maxDelay;
@@ -33,6 +54,33 @@ public final class RetryPolicy {
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * The retry settings with {@code defaults}' values as their defaults, for a component that
+   * declares a retry policy among its settings (the relay: {@link #ofDefaults()}; the inbox
+   * consumers: their own). Applied to a {@link Builder} that starts from {@code defaults}.
+   */
+  public static Catalogue<Builder> settings(RetryPolicy defaults) {
+    return Catalogue.<Builder>builder("retry", "RetryPolicy")
+        .add(MAX_ATTEMPTS.defaultValue(defaults.maxAttempts), Builder::maxAttempts)
+        .add(INITIAL_DELAY.defaultValue(defaults.initialDelay), Builder::initialDelay)
+        .add(MAX_DELAY.defaultValue(defaults.maxDelay), Builder::maxDelay)
+        .add(MULTIPLIER.defaultValue(defaults.multiplier), Builder::multiplier)
+        .add(JITTER.defaultValue(defaults.jitter), Builder::jitter)
+        .rule(BACKOFF_ORDER)
+        .build();
+  }
+
+  /** A builder holding this policy's values. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.maxAttempts = maxAttempts;
+    b.initialDelay = initialDelay;
+    b.maxDelay = maxDelay;
+    b.multiplier = multiplier;
+    b.jitter = jitter;
+    return b;
   }
 
   public int maxAttempts() {
@@ -76,24 +124,21 @@ public final class RetryPolicy {
 
   /** Builds a {@link RetryPolicy}. Not thread-safe. */
   public static final class Builder {
-    private int maxAttempts = 10;
-    private Duration initialDelay = Duration.ofSeconds(1);
-    private Duration maxDelay = Duration.ofMinutes(5);
-    private double multiplier = 2.0;
-    private double jitter = 1.0;
+    private int maxAttempts = MAX_ATTEMPTS.defaultValue();
+    private Duration initialDelay = INITIAL_DELAY.defaultValue();
+    private Duration maxDelay = MAX_DELAY.defaultValue();
+    private double multiplier = MULTIPLIER.defaultValue();
+    private double jitter = JITTER.defaultValue();
 
     Builder() {}
 
-    /** Attempts before FAILED, {@code >= 1}. Default 10. */
+    /** Attempts before FAILED; see {@link RetryPolicy#MAX_ATTEMPTS} for the default and limits. */
     public Builder maxAttempts(int maxAttempts) {
-      if (maxAttempts < 1) {
-        throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
-      }
-      this.maxAttempts = maxAttempts;
+      this.maxAttempts = MAX_ATTEMPTS.check(maxAttempts);
       return this;
     }
 
-    /** First delay and cap. Defaults 1 s and 5 min. */
+    /** First delay and cap, checked at once: {@code 0 <= initialDelay <= maxDelay}. */
     public Builder backoff(Duration initialDelay, Duration maxDelay) {
       Objects.requireNonNull(initialDelay, "initialDelay cannot be null");
       Objects.requireNonNull(maxDelay, "maxDelay cannot be null");
@@ -106,25 +151,35 @@ public final class RetryPolicy {
       return this;
     }
 
-    /** Growth factor per attempt, {@code >= 1}. Default 2. */
+    /** The first delay; see {@link RetryPolicy#INITIAL_DELAY}. {@link #build()} checks it is not above the cap. */
+    public Builder initialDelay(Duration initialDelay) {
+      this.initialDelay = INITIAL_DELAY.check(initialDelay);
+      return this;
+    }
+
+    /** The cap of the delay; see {@link RetryPolicy#MAX_DELAY}. */
+    public Builder maxDelay(Duration maxDelay) {
+      this.maxDelay = MAX_DELAY.check(maxDelay);
+      return this;
+    }
+
+    /** Growth factor per attempt; see {@link RetryPolicy#MULTIPLIER}. */
     public Builder multiplier(double multiplier) {
-      if (!(multiplier >= 1.0)) {
-        throw new IllegalArgumentException("multiplier must be >= 1, was " + multiplier);
-      }
-      this.multiplier = multiplier;
+      this.multiplier = MULTIPLIER.check(multiplier);
       return this;
     }
 
-    /** Share of each delay that is randomised, 0 (none) to 1 (full jitter). Default 1. */
+    /** Share of each delay that is randomised, 0 (none) to 1 (full jitter); see {@link RetryPolicy#JITTER}. */
     public Builder jitter(double jitter) {
-      if (!(jitter >= 0.0 && jitter <= 1.0)) {
-        throw new IllegalArgumentException("jitter must be within [0, 1], was " + jitter);
-      }
-      this.jitter = jitter;
+      this.jitter = JITTER.check(jitter);
       return this;
     }
 
+    /** @throws IllegalArgumentException when the initial delay exceeds the cap */
     public RetryPolicy build() {
+      if (initialDelay.compareTo(maxDelay) > 0) { // the catalogue's rule words the error, as on every surface
+        settings(ofDefaults()).values(Map.of(INITIAL_DELAY.name(), initialDelay, MAX_DELAY.name(), maxDelay));
+      }
       return new RetryPolicy(this);
     }
   }

@@ -55,6 +55,26 @@ class OutboxEventTest {
     assertThatThrownBy(() -> valid().payload(null).build()).extracting("field").isEqualTo("payload");
   }
 
+  /**
+   * Issue 22: JSON that is well-formed but that PostgreSQL's jsonb cannot store (a NUL character,
+   * a lone surrogate, a number outside its numeric range) is refused at write on every store, with
+   * the field named, instead of an untyped database error on PostgreSQL and a stored row on MariaDB.
+   */
+  @Test
+  void payloadsThatJsonbCannotStoreAreRefusedNamingThePayload() {
+    for (String bad : new String[] {"{\"a\":\"\\u0000\"}", "{\"\\u0000\":1}", "[\"x\\u0000y\"]", "1e999999",
+        "{\"n\":1e131072}", "{\"n\":10e131071}", "[1e-16384]", "1.5e-16383", "0.000e-16381", "0e1073741823",
+        "\"\\ud800\"", "\"\\udc00x\"", "\"\ud800\"", "{\"a\":\"\\ud83d\"}"}) {
+      Throwable t = catchThrowable(() -> valid().payload(bad).build());
+      assertThat(t).as(bad).isInstanceOf(InvalidEventException.class);
+      assertThat(((InvalidEventException) t).field()).as(bad).isEqualTo("payload");
+    }
+    for (String good : new String[] {"1e131071", "9.9e131071", "0.1e131072", "1e-16383", "0e999999", "1E+5", "-0",
+        "\"\\ud83d\\ude00\"", "\"\ud83d\ude00\"", "{\"a\":\"\\u0001\"}", "12345678901234567890.5e-3"}) {
+      assertThat(valid().payload(good).build().payload()).as(good).isEqualTo(good);
+    }
+  }
+
   @Test
   void namesAndIdsHaveLimits() {
     assertThatThrownBy(() -> OutboxEvent.builder("T".repeat(256), 1).aggregate("A", "1").payload("{}").build())

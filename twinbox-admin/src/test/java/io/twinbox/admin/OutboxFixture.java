@@ -1,13 +1,18 @@
 package io.twinbox.admin;
 
+import io.twinbox.CompletionMode;
+import io.twinbox.Inbox;
+import io.twinbox.InboxMessage;
 import io.twinbox.Outbox;
 import io.twinbox.OutboxEvent;
 import io.twinbox.Relay;
 import io.twinbox.RetryPolicy;
+import io.twinbox.jdbc.JdbcInboxStore;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.spi.PublishOutcome;
+import io.twinbox.testkit.ListSource;
 import io.twinbox.testkit.PostgresDatabase;
-import io.twinbox.testkit.RecordingTransport;
+import io.twinbox.testing.RecordingTransport;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -45,11 +50,44 @@ final class OutboxFixture implements AutoCloseable {
   }
 
   Relay relay() {
-    Relay r = Relay.builder(store, transport).leaseTtl(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(50))
+    return relay(CompletionMode.DELETE);
+  }
+
+  /** A started relay; {@link CompletionMode#MARK} keeps published rows as PUBLISHED, for purges. */
+  Relay relay(CompletionMode mode) {
+    Relay r = Relay.builder(store, transport).completionMode(mode).leaseTtl(Duration.ofSeconds(2))
+        .pollInterval(Duration.ofMillis(50))
         .retryPolicy(RetryPolicy.builder().maxAttempts(2).backoff(Duration.ofMillis(50), Duration.ofMillis(100)).build())
         .build();
     r.start();
     return r;
+  }
+
+  /**
+   * Runs an inbox consumer named {@code consumer} over {@code messages} whose handler always throws
+   * {@code failure}: each message is parked after its one attempt, the real way.
+   */
+  void park(String consumer, String failure, InboxMessage... messages) throws InterruptedException {
+    Inbox inbox = Inbox.builder(JdbcInboxStore.of(store), consumer).build();
+    ListSource source = ListSource.of(messages);
+    int settled = source.runAtMost(Duration.ofSeconds(20), b -> b.inbox(inbox, db.dataSource())
+        .handler((c, m) -> {
+          throw new IllegalStateException(failure);
+        }).retryPolicy(RetryPolicy.builder().maxAttempts(1).build()));
+    if (settled != messages.length || source.parked() != messages.length) {
+      throw new IllegalStateException("parked " + source.parked() + " of " + messages.length);
+    }
+  }
+
+  static InboxMessage message(String id, String aggregateId, String payload) {
+    return new InboxMessage(id, "PaymentCaptured", 1, "/payments", "Payment", aggregateId, 1, payload,
+        java.util.Map.of("tenant", "t-1"), "corr-" + id, null, null, null, "test@" + id);
+  }
+
+  void execute(String sql) throws SQLException {
+    try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
   }
 
   long count(String sql) throws SQLException {
@@ -68,6 +106,9 @@ final class OutboxFixture implements AutoCloseable {
     rejectedTypes.clear();
     try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
       s.execute("DELETE FROM twinbox_outbox");
+      s.execute("DELETE FROM twinbox_inbox_parked_audit");
+      s.execute("DELETE FROM twinbox_inbox_parked");
+      s.execute("DELETE FROM twinbox_inbox");
     }
   }
 

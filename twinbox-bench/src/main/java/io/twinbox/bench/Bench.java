@@ -16,7 +16,7 @@ import picocli.CommandLine.HelpCommand;
         IssueScenarios.Inbox.class, IssueScenarios.Brokers.class, IssueScenarios.MariaDb.class,
         Commands.All.class, Commands.Plot.class,
         io.twinbox.bench.peers.PeersCommand.class, io.twinbox.bench.peers.debezium.DebeziumCommand.class,
-        io.twinbox.bench.growth.GrowthCommand.class, HelpCommand.class})
+        io.twinbox.bench.growth.GrowthCommand.class, io.twinbox.bench.wal.WalCommand.class, HelpCommand.class})
 public final class Bench implements Runnable {
 
   public static void main(String[] args) {

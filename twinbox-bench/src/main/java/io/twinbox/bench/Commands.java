@@ -327,6 +327,7 @@ final class Commands {
     }
     if (results.stream().anyMatch(r -> r.scenario().equals("inbox"))) {
       Report.table("Inbox (issue 3)", io.twinbox.bench.inbox.InboxBench.table(results, 50));
+      Report.table("Inbox (issue 16): library vs the hand-written loop", io.twinbox.bench.inbox.InboxRatios.table(results, 50));
     }
     if (results.stream().anyMatch(r -> r.scenario().startsWith("brokers-"))) {
       Report.table("Brokers (issue 4)", io.twinbox.bench.brokers.BrokersBench.table(results));

@@ -49,8 +49,9 @@ final class IssueScenarios {
   }
 
   @Command(name = "inbox", mixinStandardHelpOptions = true,
-      description = "Issue 3: messages/s Kafka → PostgreSQL through KafkaInboxConsumer (1 and 50 per transaction, "
-          + "and 50 with duplicates) next to a raw-SQL batched inbox on the same database.")
+      description = "Issues 3 and 16: messages/s Kafka → PostgreSQL through KafkaInboxConsumer (1 and 50 per "
+          + "transaction, and 50 with duplicates) next to a raw-SQL batched inbox and a plain KafkaConsumer loop on the "
+          + "same database; with --brokers also RabbitMQ and NATS, each next to a hand-written loop of that broker.")
   static final class Inbox implements Callable<Integer> {
     @Mixin Commands.Common common;
 
@@ -78,13 +79,29 @@ final class IssueScenarios {
         description = "Sample the library consumer thread's stack every N ms (0: off) and report where it spends time.")
     long sampleMillis;
 
+    @Option(names = "--brokers", split = ",", defaultValue = "kafka",
+        description = "Brokers (kafka, rabbitmq, nats; default: ${DEFAULT-VALUE}). RabbitMQ and NATS run the library "
+            + "with a per-message and a batch handler next to a hand-written consumer loop of that broker; Kafka "
+            + "runs every variant.")
+    List<String> brokers;
+
+    @Option(names = "--rabbit-uri", defaultValue = "amqp://guest:guest@127.0.0.1:5672/%2f",
+        description = "RabbitMQ (default: the shared local server; a fresh quorum queue per measurement, deleted after).")
+    String rabbitUri;
+
+    @Option(names = "--nats-url", defaultValue = "nats://127.0.0.1:4222",
+        description = "NATS (default: ${DEFAULT-VALUE}; a fresh stream per measurement, deleted after).")
+    String natsUrl;
+
+    private record Planned(InboxBench bench, InboxBench.Variant variant) {}
+
     @Override
     public Integer call() throws Exception {
       Report report = new Report(common.results);
       try (PostgresDatabase db = postgres(report); KafkaBroker broker = KafkaBroker.start()) {
         System.out.println("Kafka broker on " + broker.bootstrapServers() + " (pid " + broker.pid() + ")");
         InboxBench bench = new InboxBench(db, broker, report.runId(), partitions).sampleEvery(sampleMillis);
-        List<InboxBench.Variant> variants = List.of(
+        List<InboxBench.Variant> kafka = List.of(
             new InboxBench.Variant("raw-sql-batch-" + batch, InboxBench.Kind.RAW_SQL, batch, 0, messages),
             new InboxBench.Variant("twinbox-batch-" + batch, InboxBench.Kind.TWINBOX, batch, 0, messages),
             new InboxBench.Variant("twinbox-batch-" + batch + "-batch-handler", InboxBench.Kind.TWINBOX_BATCH_HANDLER,
@@ -92,22 +109,49 @@ final class IssueScenarios {
             new InboxBench.Variant("twinbox-batch-1", InboxBench.Kind.TWINBOX, 1, 0, singleMessages),
             new InboxBench.Variant("twinbox-batch-" + batch + "-dup" + Math.round(duplicates * 100),
                 InboxBench.Kind.TWINBOX, batch, duplicates, messages),
-            new InboxBench.Variant("raw-kafka-batch-" + batch, InboxBench.Kind.RAW_KAFKA, batch, 0, messages),
+            new InboxBench.Variant("raw-kafka-batch-" + batch, InboxBench.Kind.RAW_BROKER, batch, 0, messages),
             new InboxBench.Variant("raw-sql-per-row-batch-" + batch, InboxBench.Kind.RAW_SQL_PER_ROW, batch, 0, messages),
             new InboxBench.Variant("raw-sql-batch-1", InboxBench.Kind.RAW_SQL, 1, 0, singleMessages));
-        // Unrecorded warm-up of every path (JIT, caches).
-        for (InboxBench.Kind k : InboxBench.Kind.values()) {
-          bench.measure(new InboxBench.Variant("warmup-" + k, k, batch, 0, Math.min(messages, 5000)));
+        List<Planned> plan = new ArrayList<>();
+        for (String b : brokers) {
+          InboxBench on = switch (b) {
+            case "kafka" -> bench;
+            case "rabbitmq" -> bench.onRabbit(rabbitUri);
+            case "nats" -> bench.onNats(natsUrl);
+            default -> throw new IllegalArgumentException("--brokers: unknown broker " + b + "; known: kafka, rabbitmq, nats");
+          };
+          if (on == bench) {
+            kafka.forEach(v -> plan.add(new Planned(bench, v)));
+          } else {
+            String n = on.brokerName();
+            plan.add(new Planned(on, new InboxBench.Variant("raw-" + n + "-batch-" + batch, InboxBench.Kind.RAW_BROKER,
+                batch, 0, messages)));
+            plan.add(new Planned(on, new InboxBench.Variant("twinbox-" + n + "-batch-" + batch + "-batch-handler",
+                InboxBench.Kind.TWINBOX_BATCH_HANDLER, batch, 0, messages)));
+            plan.add(new Planned(on, new InboxBench.Variant("twinbox-" + n + "-batch-" + batch, InboxBench.Kind.TWINBOX,
+                batch, 0, messages)));
+          }
+        }
+        // Unrecorded warm-up of every path (JIT, caches); the SQL-only paths once, on the first bench.
+        java.util.Set<String> warm = new java.util.HashSet<>();
+        for (Planned p : plan) {
+          InboxBench.Kind k = p.variant().kind();
+          boolean sqlOnly = k == InboxBench.Kind.RAW_SQL || k == InboxBench.Kind.RAW_SQL_PER_ROW;
+          if (warm.add((sqlOnly ? "" : p.bench().brokerName()) + k)) {
+            p.bench().measure(new InboxBench.Variant("warmup-" + k, k, batch, 0, Math.min(messages, 5000)));
+          }
         }
         for (int round = 0; round < rounds; round++) {
-          for (InboxBench.Variant v : abba(variants, round)) {
-            Result r = bench.measure(v);
+          for (Planned p : abba(plan, round)) {
+            Result r = p.bench().measure(p.variant());
             r.param("round", round + 1);
             report.add(r);
           }
         }
       }
-      Report.table("Inbox (issue 3): consumed messages/s, Kafka → PostgreSQL", InboxBench.table(report.results(), batch));
+      Report.table("Inbox (issue 3): consumed messages/s → PostgreSQL", InboxBench.table(report.results(), batch));
+      Report.table("Inbox (issue 16): library vs the hand-written consumer loop, per broker",
+          io.twinbox.bench.inbox.InboxRatios.table(report.results(), batch));
       plot(report.results(), report.dir());
       return 0;
     }

@@ -90,14 +90,26 @@ public final class Plots {
   }
 
   /** Latency CDF of commit→consume for each latency variant, log-scaled milliseconds. */
-  @SuppressWarnings("unchecked")
   public static Path latencyCdf(List<Result> results, Path dir) throws IOException {
     List<Result> lat = results.stream().filter(r -> r.scenario().equals("latency")).toList();
     if (lat.isEmpty()) {
       return null;
     }
+    return cdf(lat, dir, "consume",
+        "Commit → consume latency, paced writers (target " + lat.get(0).param("rate") + " events/s), CDF",
+        50.0, "goal: p99 < 50 ms", "latency-cdf.png");
+  }
+
+  /**
+   * One CDF line per result, of the metric {@code <what>_cdf_ms} (labelled with its {@code
+   * <what>_p50_ms} and {@code <what>_p99_ms}), log-scaled milliseconds, with a dashed goal line at
+   * {@code goalMs}. Returns {@code null} when no result has the metric.
+   */
+  @SuppressWarnings("unchecked")
+  public static Path cdf(List<Result> results, Path dir, String what, String title, double goalMs, String goalLabel,
+      String fileName) throws IOException {
     XYChart chart = new XYChartBuilder().width(900).height(500)
-        .title("Commit → consume latency, paced writers (target " + lat.get(0).param("rate") + " events/s), CDF")
+        .title(title)
         .xAxisTitle("latency (ms, log scale)").yAxisTitle("fraction of events").build();
     style(chart);
     chart.getStyler().setXAxisLogarithmic(true);
@@ -107,8 +119,8 @@ public final class Plots {
     chart.getStyler().setYAxisTickMarkSpacingHint(60);
     chart.getStyler().setLegendPosition(LegendPosition.InsideSE);
     int i = 0;
-    for (Result r : lat) {
-      List<Double> ms = (List<Double>) r.metrics().get("consume_cdf_ms");
+    for (Result r : results) {
+      List<Double> ms = (List<Double>) r.metrics().get(what + "_cdf_ms");
       if (ms == null || ms.isEmpty()) {
         continue;
       }
@@ -118,19 +130,21 @@ public final class Plots {
         x.add(Math.max(0.1, ms.get(k)));
         y.add(k / (double) (ms.size() - 1));
       }
-      String label = String.format("%s (p50 %.1f ms, p99 %.1f ms)", r.variant(), r.number("consume_p50_ms"),
-          r.number("consume_p99_ms"));
+      String label = String.format("%s (p50 %.1f ms, p99 %.1f ms)", r.variant(), r.number(what + "_p50_ms"),
+          r.number(what + "_p99_ms"));
       XYSeries s = chart.addSeries(label, x, y);
       s.setMarker(SeriesMarkers.NONE);
       s.setLineColor(PALETTE[i++ % PALETTE.length]);
       s.setLineStyle(new BasicStroke(2.5f));
     }
-    // The goal line: p99 < 50 ms.
-    XYSeries goal = chart.addSeries("goal: p99 < 50 ms", List.of(50.0, 50.0), List.of(0.0, 0.99));
+    if (i == 0) {
+      return null;
+    }
+    XYSeries goal = chart.addSeries(goalLabel, List.of(goalMs, goalMs), List.of(0.0, 0.99));
     goal.setMarker(SeriesMarkers.NONE);
     goal.setLineColor(Color.GRAY);
     goal.setLineStyle(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
-    Path file = dir.resolve("latency-cdf.png");
+    Path file = dir.resolve(fileName);
     BitmapEncoder.saveBitmap(chart, file.toString(), BitmapFormat.PNG);
     return file;
   }

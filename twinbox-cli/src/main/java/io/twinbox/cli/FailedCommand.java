@@ -1,5 +1,6 @@
 package io.twinbox.cli;
 
+import io.twinbox.TwinboxAdmin;
 import io.twinbox.StoredEvent;
 import io.twinbox.cli.internal.Database;
 import io.twinbox.cli.internal.Json;
@@ -58,14 +59,14 @@ final class FailedCommand implements Runnable {
       }
       List<StoredEvent> events;
       try (Database d = db.open(spec)) {
-        events = d.store().troubled(type, aggregateType, aggregateId, limit);
+        events = TwinboxAdmin.of(d.store()).failed(type, aggregateType, aggregateId, limit);
       }
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         List<Map<String, Object>> list = new ArrayList<>();
         for (StoredEvent e : events) {
           Map<String, Object> m = new LinkedHashMap<>();
-          m.put("id", e.id().toString());
+          m.put("id", e.id() == null ? null : e.id().toString()); // null: not a UUID (undecodable)
           m.put("status", e.status());
           m.put("type", e.type());
           m.put("version", e.version());
@@ -88,7 +89,7 @@ final class FailedCommand implements Runnable {
         for (StoredEvent e : events) {
           String error = e.lastError() == null ? null
               : e.lastError().length() > 80 ? e.lastError().substring(0, 79) + "…" : e.lastError();
-          t.row(e.id(), e.status().equals("PENDING") ? "RETRYING" : e.status(), e.attempts(),
+          t.row(e.id() == null ? "(not a UUID)" : e.id(), e.status().equals("PENDING") ? "RETRYING" : e.status(), e.attempts(),
               e.aggregateType() + ":" + (e.aggregateId() == null ? "-" : e.aggregateId()), e.sequence(), e.type(),
               e.createdAt(), error);
         }

@@ -1,8 +1,8 @@
 package io.twinbox.cli;
 
+import io.twinbox.TwinboxAdmin;
 import io.twinbox.cli.internal.Database;
 import io.twinbox.cli.internal.Json;
-import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.spi.OutboxAdminStore.EventSelector;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
@@ -34,7 +34,7 @@ final class FixCommands {
 
     abstract String verb();
 
-    abstract ToIntBiFunction<JdbcStore, EventSelector> action();
+    abstract ToIntBiFunction<TwinboxAdmin, EventSelector> action();
 
     @Override
     public Integer call() {
@@ -45,7 +45,7 @@ final class FixCommands {
       }
       int n;
       try (Database d = db.open(spec)) {
-        n = action().applyAsInt(d.store(), s);
+        n = action().applyAsInt(TwinboxAdmin.of(d.store()), s);
       }
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
@@ -76,8 +76,8 @@ final class FixCommands {
     }
 
     @Override
-    ToIntBiFunction<JdbcStore, EventSelector> action() {
-      return JdbcStore::retry;
+    ToIntBiFunction<TwinboxAdmin, EventSelector> action() {
+      return TwinboxAdmin::retry;
     }
   }
 
@@ -92,8 +92,8 @@ final class FixCommands {
     }
 
     @Override
-    ToIntBiFunction<JdbcStore, EventSelector> action() {
-      return JdbcStore::skip;
+    ToIntBiFunction<TwinboxAdmin, EventSelector> action() {
+      return TwinboxAdmin::skip;
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.twinbox.cli;
 
+import io.twinbox.TwinboxAdmin;
 import io.twinbox.cli.internal.Database;
 import io.twinbox.cli.internal.Durations;
 import io.twinbox.cli.internal.Json;
@@ -48,7 +49,7 @@ final class PurgeCommand implements Callable<Integer> {
     try (Database d = db.open(spec)) {
       int n;
       do {
-        n = d.store().purgePublished(age, batch);
+        n = TwinboxAdmin.of(d.store()).purgePublished(age, batch);
         total += n;
         long now = System.nanoTime();
         if (!quiet && now - lastReport >= 1_000_000_000L) {

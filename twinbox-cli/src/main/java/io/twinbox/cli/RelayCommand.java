@@ -2,19 +2,18 @@ package io.twinbox.cli;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.twinbox.CompletionMode;
 import io.twinbox.Health;
+import io.twinbox.HealthSettings;
 import io.twinbox.Relay;
-import io.twinbox.RetryPolicy;
-import io.twinbox.cli.internal.ConfigException;
+import io.twinbox.TwinboxAdmin;
 import io.twinbox.cli.internal.Database;
 import io.twinbox.cli.internal.Settings;
 import io.twinbox.cli.internal.Transports;
 import io.twinbox.micrometer.OutboxMetrics;
 import io.twinbox.micrometer.RelayMetrics;
+import io.twinbox.settings.SettingValues;
 import io.twinbox.spi.Transport;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -52,10 +51,14 @@ final class RelayCommand implements Callable<Integer> {
     Settings s = db.settings(spec);
     RelaySettings rs = RelaySettings.of(s);
     LOG.info("twinbox relay starting with {}", s.describe());
+    s.warnings().forEach(w -> LOG.warn("{}", w));
     CountDownLatch stop = new CountDownLatch(1);
     Signal.handle(new Signal("TERM"), sig -> stop.countDown());
     Signal.handle(new Signal("INT"), sig -> stop.countDown());
-    try (Database d = Database.open(s, rs.poolSize, "twinbox-relay")) {
+    try (Database d = Database.open(s, rs.poolSize, "twinbox-relay");
+         // The HTTP side reads through a small pool of its own: /health needs no token, and a
+         // flood of probes must never make the lease renewals wait for one of the relay's connections.
+         Database web = rs.http ? Database.open(s, rs.httpPoolSize, "twinbox-http") : d) {
       if (migrate) {
         d.store().migrate();
       } else {
@@ -64,12 +67,14 @@ final class RelayCommand implements Callable<Integer> {
       PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
       RelayMetrics relayMetrics = new RelayMetrics(rs.name);
       relayMetrics.bindTo(registry);
-      OutboxMetrics.of(d.store()).bindTo(registry);
-      Health health = new Health(d.store(), rs.maxPendingAge);
+      OutboxMetrics.of(web.store()).bindTo(registry); // read on scrape, i.e. on an HTTP thread
+      TwinboxAdmin admin = TwinboxAdmin.of(web.store());
       try (Transport transport = Transports.build(s);
            Relay relay = rs.apply(Relay.builder(d.store(), transport)).listener(relayMetrics).build()) {
+        // DOWN also when the relay stopped for good (a WAL relay whose slot was lost)
+        Health health = admin.health(rs.maxPendingAge).watching(() -> relay);
         relay.start();
-        try (AutoCloseable http = SidecarHttp.start(s, d.store(), health, registry::scrape, relay)) {
+        try (AutoCloseable http = SidecarHttp.start(s, admin, health, registry::scrape, relay)) {
           LOG.info("twinbox relay {} running ({} transport); SIGTERM stops it", relay.nodeId(), transport.name());
           stop.await();
           LOG.info("twinbox relay {} stopping: finishing in-flight work and releasing its leases", relay.nodeId());
@@ -81,65 +86,34 @@ final class RelayCommand implements Callable<Integer> {
     return ExitCodes.OK;
   }
 
-  /** The relay.* settings, validated before anything connects. */
+  /**
+   * The settings the relay needs, all checked before anything connects. The relay.* keys are the
+   * {@link RelaySettings} catalogue's: parsed and checked by it, and applied to the builder by it.
+   */
   static final class RelaySettings {
     String name;
     int poolSize;
+    boolean http;
+    int httpPoolSize;
     Duration maxPendingAge;
-    private Settings s;
+    private SettingValues relay;
 
     static RelaySettings of(Settings s) {
       RelaySettings r = new RelaySettings();
-      r.s = s;
       r.name = s.require("relay.name");
-      r.poolSize = s.intValue("db.pool.size", 2, 200);
-      r.maxPendingAge = s.duration("health.max.pending.age");
-      // Parse every relay.* value set now, so a typo fails before anything connects; the builder
-      // checks the ranges again when the relay is built.
-      optional(s, "relay.batch.size", () -> s.intValue("relay.batch.size", 1, 100_000));
-      optional(s, "relay.workers", () -> s.intValue("relay.workers", 1, 64));
-      optional(s, "relay.max.attempts", () -> s.intValue("relay.max.attempts", 1, 1_000));
-      optional(s, "relay.poll.interval", () -> s.duration("relay.poll.interval"));
-      optional(s, "relay.lease.ttl", () -> s.duration("relay.lease.ttl"));
-      optional(s, "relay.publish.timeout", () -> s.duration("relay.publish.timeout"));
-      optional(s, "relay.completion.mode", () -> s.choice("relay.completion.mode", "DELETE", "MARK"));
-      s.choice("transport", "kafka", "rabbitmq", "nats");
-      s.bool("http.enabled");
-      s.intValue("http.port", 0, 65_535);
+      r.poolSize = s.intValue("db.pool.size");
+      r.maxPendingAge = s.value(HealthSettings.CATALOGUE, HealthSettings.MAX_OLDEST_PENDING_AGE);
+      r.relay = s.values(io.twinbox.RelaySettings.CATALOGUE);
+      Transports.check(s);
+      r.http = s.bool("http.enabled");
+      SidecarHttp.check(s);
+      r.httpPoolSize = r.http ? s.intValue("http.pool.size") : 0;
       return r;
     }
 
-    private static void optional(Settings s, String key, Runnable check) {
-      if (s.get(key) != null) {
-        check.run();
-      }
-    }
-
-    /** Applies the relay.* settings that are set; the builder's defaults stand for the others. */
+    /** Applies the relay.* settings that are set; the builder's defaults (the catalogue's) stand for the others. */
     Relay.Builder apply(Relay.Builder b) {
-      set("relay.source", () -> b.source(s.get("relay.source")));
-      set("relay.node.id", () -> b.nodeId(s.get("relay.node.id")));
-      set("relay.batch.size", () -> b.batchSize(s.intValue("relay.batch.size", 1, 100_000)));
-      set("relay.workers", () -> b.workers(s.intValue("relay.workers", 1, 64)));
-      set("relay.poll.interval", () -> b.pollInterval(s.duration("relay.poll.interval")));
-      set("relay.lease.ttl", () -> b.leaseTtl(s.duration("relay.lease.ttl")));
-      set("relay.publish.timeout", () -> b.publishTimeout(s.duration("relay.publish.timeout")));
-      set("relay.max.attempts", () -> b.retryPolicy(
-          RetryPolicy.builder().maxAttempts(s.intValue("relay.max.attempts", 1, 1_000)).build()));
-      set("relay.completion.mode", () -> b.completionMode(
-          CompletionMode.valueOf(s.choice("relay.completion.mode", "DELETE", "MARK").toUpperCase(Locale.ROOT))));
-      return b;
-    }
-
-    private void set(String key, Runnable apply) {
-      if (s.get(key) == null) {
-        return;
-      }
-      try {
-        apply.run();
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException(key + " is invalid: " + e.getMessage());
-      }
+      return io.twinbox.RelaySettings.CATALOGUE.apply(b, relay);
     }
   }
 }

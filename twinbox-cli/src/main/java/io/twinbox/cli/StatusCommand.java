@@ -1,5 +1,6 @@
 package io.twinbox.cli;
 
+import io.twinbox.TwinboxAdmin;
 import io.twinbox.OutboxStatus;
 import io.twinbox.cli.internal.Database;
 import io.twinbox.cli.internal.Durations;
@@ -43,7 +44,7 @@ final class StatusCommand implements Callable<Integer> {
     Duration limit = maxPendingAge == null ? null : Durations.parse("--fail-if-pending-older-than", maxPendingAge);
     OutboxStatus s;
     try (Database d = db.open(spec)) {
-      s = d.store().status();
+      s = TwinboxAdmin.of(d.store()).status();
     }
     List<String> failedChecks = new ArrayList<>();
     if (limit != null && s.pending() > 0 && s.oldestPendingAge().compareTo(limit) > 0) {

@@ -3,6 +3,7 @@ package io.twinbox.cli;
 import io.twinbox.SchemaNotMigratedException;
 import io.twinbox.cli.internal.ConfigException;
 import io.twinbox.cli.internal.Database;
+import io.twinbox.spi.Printable;
 import io.twinbox.cli.internal.Scrubber;
 import io.twinbox.cli.internal.Settings;
 import io.twinbox.cli.internal.UnreachableException;
@@ -34,7 +35,8 @@ import picocli.CommandLine.Spec;
     description = "Transactional outbox relay and operator tool. Settings come from --config FILE and"
         + " TWINBOX_* environment variables (e.g. TWINBOX_DB_URL, TWINBOX_DB_PASSWORD).",
     subcommands = {RelayCommand.class, MigrateCommand.class, StatusCommand.class, FailedCommand.class,
-        FixCommands.Retry.class, FixCommands.Skip.class, PurgeCommand.class, DemoCommand.class},
+        FixCommands.Retry.class, FixCommands.Skip.class, PurgeCommand.class, SlotsCommand.class,
+        DemoCommand.class, ParkedCommand.class},
     footer = ExitCodes.HELP)
 public final class Twinbox implements Runnable {
   @Spec
@@ -79,7 +81,8 @@ public final class Twinbox implements Runnable {
     cl.getSubcommands().get("relay").getCommandSpec().usageMessage().footer(settingsHelp() + ExitCodes.HELP);
     cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       int code = exitCode(e);
-      commandLine.getErr().println("twinbox: " + Scrubber.scrub(message(e)));
+      // A driver's message may quote data (a constraint's values): controls are shown, not sent.
+      commandLine.getErr().println("twinbox: " + Printable.of(Scrubber.scrub(message(e))));
       commandLine.getErr().flush();
       return code;
     });
@@ -94,8 +97,9 @@ public final class Twinbox implements Runnable {
           .append(k.defaultValue() == null ? "" : " (" + k.defaultValue() + ")").append("%n")
           .append("      ").append(k.description().replace("%", "%%")).append("%n");
     }
-    b.append("  ").append(Settings.KAFKA_PROPERTY_PREFIX).append("<name> / TWINBOX_KAFKA_PROPERTY_<NAME>%n")
-        .append("      any Kafka producer property (secret-looking names are masked)%n");
+    b.append("  ").append(Settings.KAFKA_PROPERTY_PREFIX).append("<name> / ")
+        .append(new Settings.Key(Settings.KAFKA_PROPERTY_PREFIX, null, false, "").envName()).append("<NAME>%n")
+        .append("      any Kafka producer property (values are never shown)%n");
     return b.toString();
   }
 
@@ -110,6 +114,9 @@ public final class Twinbox implements Runnable {
   }
 
   private static String message(Exception e) {
+    if (e instanceof io.twinbox.ParkedMessageException) {
+      return e.getMessage();
+    }
     if (e instanceof ConfigException) {
       return "configuration error: " + e.getMessage();
     }

@@ -12,7 +12,7 @@ import io.twinbox.RetryPolicy;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.spi.PublishOutcome;
 import io.twinbox.testkit.PostgresDatabase;
-import io.twinbox.testkit.RecordingTransport;
+import io.twinbox.testing.RecordingTransport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -153,6 +153,76 @@ class CommandsTest {
     assertThat(cli.run("retry", "--all-failed", "--id", poison.toString()).exitCode()).isEqualTo(ExitCodes.USAGE);
     assertThat(cli.run("skip", "--aggregate", "Order").exitCode()).isEqualTo(ExitCodes.USAGE);
     assertThat(cli.run("retry", "--id", "not-a-uuid").exitCode()).isEqualTo(ExitCodes.USAGE);
+  }
+
+  /**
+   * Issue 22 (Low): ids, types and {@code last_error} come from other services and from brokers;
+   * an ESC or BEL in them must reach the terminal as visible text, never as a control sequence
+   * (screen clear, window title, fake output). {@code --json} stays exact JSON of the stored text.
+   */
+  @Test
+  void failedListShowsControlCharactersVisibly() throws Exception {
+    assertThat(cli.run("migrate").exitCode()).isZero();
+    String aggregateId = "id\u001b[2J\u0007";
+    String type = "Type\u001b]0;pwned\u0007";
+    String lastError = "boom\u001b[31mred\r\n$ fake prompt \u202e";
+    // The schema refuses control characters at INSERT (V5's plain-SQL checks), so the row is spoiled
+    // afterwards: rows older than those checks, or changed by hand, can still hold them.
+    try (Connection c = db.dataSource().getConnection();
+         java.sql.Statement st = c.createStatement();
+         java.sql.PreparedStatement ps = c.prepareStatement("UPDATE twinbox_outbox SET aggregate_id = ?, type = ?,"
+             + " status = 'FAILED', attempts = 3, last_error = ? WHERE aggregate_type = 'Esc'")) {
+      st.executeUpdate("INSERT INTO twinbox_outbox (aggregate_type, aggregate_id, type, version, payload)"
+          + " VALUES ('Esc', 'clean', 'Clean', 1, '{}')");
+      ps.setString(1, aggregateId);
+      ps.setString(2, type);
+      ps.setString(3, lastError);
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+    try {
+      Cli.Result table = cli.run("failed", "list", "--aggregate-type", "Esc");
+      assertThat(table.exitCode()).as(table.toString()).isZero();
+      assertThat(table.out()).contains("Esc:id\\x1b[2J\\x07", "Type\\x1b]0;pwned\\x07",
+          "boom\\x1b[31mred\\r\\n$ fake prompt \\u202e");
+      assertThat(table.out().chars().filter(ch -> ch != '\n' && (ch < 0x20 || ch == 0x7f || ch == 0x202e)))
+          .as("no control character but the line ends").isEmpty();
+
+      Cli.Result json = cli.run("failed", "list", "--json", "--aggregate-type", "Esc");
+      assertThat(json.out().chars().filter(ch -> ch == 0x1b || ch == 0x07)).as("JSON escapes them").isEmpty();
+      JsonNode e = json.json().get(0);
+      assertThat(e.get("aggregateId").asText()).isEqualTo(aggregateId);
+      assertThat(e.get("type").asText()).isEqualTo(type);
+      assertThat(e.get("lastError").asText()).isEqualTo(lastError);
+    } finally {
+      try (Connection c = db.dataSource().getConnection(); java.sql.Statement st = c.createStatement()) {
+        st.executeUpdate("DELETE FROM twinbox_outbox WHERE aggregate_type = 'Esc'");
+      }
+    }
+  }
+
+  /**
+   * Issue 22, Medium-7: the sidecar refuses loose HTTP settings before it connects to anything,
+   * naming the setting and the limit and never the secret.
+   */
+  @Test
+  void relayRefusesLooseHttpSettingsNamingThem() {
+    String token = "a-token-that-is-long-enough-0123456789";
+    Cli.Result shortToken = new Cli(Map.of("TWINBOX_DB_URL", "jdbc:postgresql://127.0.0.1:1/x",
+        "TWINBOX_ADMIN_TOKEN", "short-canary")).run("relay");
+    assertThat(shortToken.exitCode()).as(shortToken.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(shortToken.err()).contains("admin.token must be 32–1024 characters", "was 12")
+        .doesNotContain("short-canary");
+
+    Cli.Result open = new Cli(Map.of("TWINBOX_DB_URL", "jdbc:postgresql://127.0.0.1:1/x",
+        "TWINBOX_ADMIN_READ_TOKEN", token, "TWINBOX_HTTP_BIND", "0.0.0.0")).run("relay");
+    assertThat(open.exitCode()).as(open.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(open.err()).contains("http.bind=0.0.0.0 is not a loopback address", "http.tls.keystore.path",
+        "http.tls.keystore.password", "http.allow.plaintext=true").doesNotContain(token);
+
+    Cli.Result half = new Cli(Map.of("TWINBOX_DB_URL", "jdbc:postgresql://127.0.0.1:1/x",
+        "TWINBOX_HTTP_TLS_KEYSTORE_PATH", "/nonexistent.p12")).run("relay");
+    assertThat(half.exitCode()).as(half.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(half.err()).contains("http.tls.keystore.path and http.tls.keystore.password go together");
   }
 
   @Test

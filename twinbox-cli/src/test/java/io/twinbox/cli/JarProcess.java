@@ -94,12 +94,17 @@ final class JarProcess implements AutoCloseable {
 
   /** GET with an optional bearer token; status and body. */
   static HttpResponse<String> get(String url, String token) {
+    return get(HTTP, url, token);
+  }
+
+  /** GET through {@code client} (e.g. one that trusts the sidecar's TLS certificate). */
+  static HttpResponse<String> get(HttpClient client, String url, String token) {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET();
     if (token != null) {
       b.header("Authorization", "Bearer " + token);
     }
     try {
-      return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      return client.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
@@ -110,13 +115,18 @@ final class JarProcess implements AutoCloseable {
 
   /** POST of a JSON body with an optional bearer token; status and body. */
   static HttpResponse<String> post(String url, String token, String json) {
+    return post(HTTP, url, token, json);
+  }
+
+  /** POST through {@code client}. */
+  static HttpResponse<String> post(HttpClient client, String url, String token, String json) {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
         .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
     if (token != null) {
       b.header("Authorization", "Bearer " + token);
     }
     try {
-      return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      return client.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

@@ -30,11 +30,17 @@ class SettingsTest {
     assertThat(s.get("db.user")).isEqualTo("env");
     assertThat(s.get("kafka.bootstrap.servers")).isEqualTo("k:9092");
     assertThat(s.intValue("relay.workers", 1, 64)).isEqualTo(3);
-    assertThat(s.get("relay.batch.size")).as("unset: the Relay.Builder default applies").isNull();
+    assertThat(s.get("relay.batch.size")).as("unset: the Relay.Builder default applies")
+        .isEqualTo(io.twinbox.RelaySettings.BATCH_SIZE.format(io.twinbox.RelaySettings.BATCH_SIZE.defaultValue()));
     assertThat(s.get("db.pool.size")).isEqualTo("6");
     assertThat(s.kafkaProperties()).containsEntry("sasl.jaas.config", "x password=\"s3cr3t-jaas\";");
-    assertThat(s.describe()).contains("kafka.property.sasl.jaas.config=****").doesNotContain("s3cr3t");
+    assertThat(s.describe()).contains("kafka.producer.sasl.jaas.config=****").doesNotContain("s3cr3t");
     assertThat(s.secretValues()).contains("s3cr3t-jaas");
+  }
+
+  @Test
+  void theHttpSideBindsLoopbackByDefault() {
+    assertThat(Settings.load(null, Map.of(), Map.of()).get("http.bind")).isEqualTo("127.0.0.1");
   }
 
   @Test
@@ -64,13 +70,46 @@ class SettingsTest {
 
   @Test
   void passwordsInsideUrlsAreMasked() {
-    assertThat(Settings.mask("amqp://relay:p%40ss@rabbit:5672/vh")).isEqualTo("amqp://relay:****@rabbit:5672/vh");
-    assertThat(Settings.mask("jdbc:postgresql://h/db?user=u&password=pw123&ssl=true"))
-        .isEqualTo("jdbc:postgresql://h/db?user=u&password=****&ssl=true");
-    assertThat(Settings.mask("nats://h:4222")).isEqualTo("nats://h:4222");
-    Settings s = Settings.load(null, Map.of("TWINBOX_RABBITMQ_URI", "amqp://relay:p%40ss@rabbit:5672/vh"), Map.of());
-    assertThat(s.secretValues()).contains("p%40ss", "p@ss");
-    assertThat(s.describe()).doesNotContain("p%40ss");
+    Settings s = Settings.load(null, Map.of("TWINBOX_RABBITMQ_URI", "amqp://relay:p%40ss@rabbit:5672/vh",
+        "TWINBOX_DB_URL", "jdbc:postgresql://h/db?user=u&password=pw123&ssl=true"), Map.of());
+    assertThat(s.secretValues()).contains("p%40ss", "p@ss", "pw123");
+    assertThat(s.describe()).doesNotContain("p%40ss").doesNotContain("pw123")
+        .contains("rabbitmq.uri=amqp://****@rabbit:5672/vh", "db.url=jdbc:postgresql://h/db?user=u&password=****&ssl=true");
+  }
+
+  /**
+   * Issue 22, Medium-4: every form a secret takes in the settings is masked in the start-up line and
+   * listed for the output scrubber — a NATS token as URL user-info without a colon, every secret
+   * JDBC parameter (not only the first one named exactly {@code password}), and Kafka key material.
+   */
+  @Test
+  void everySecretFormIsMaskedInDescribeAndListedForTheScrubber() {
+    String pem = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgCanaryPemLine1\n"
+        + "-----END PRIVATE KEY-----";
+    Map<String, String> env = new HashMap<>();
+    env.put("TWINBOX_NATS_URL", "nats://natsCanaryTok3n@127.0.0.1:4222,nats://natsCanaryTok3n@127.0.0.2:4222");
+    env.put("TWINBOX_DB_URL", "jdbc:postgresql://h/db?sslpassword=sslCanaryPw&trustStorePassword=tsCanaryPw"
+        + "&password=pwCanary&ssl=true");
+    env.put("TWINBOX_KAFKA_PROPERTY_SSL_KEYSTORE_KEY", pem);
+    env.put("TWINBOX_KAFKA_PROPERTY_SSL_TRUSTSTORE_CERTIFICATES", "certCanaryValue");
+    env.put("TWINBOX_KAFKA_PROPERTY_SASL_JAAS_CONFIG",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"jaasCanaryPw\";");
+    env.put("TWINBOX_KAFKA_PROPERTY_SSL_KEY_PASSWORD", "keyCanaryPw");
+    Settings s = Settings.load(null, env, Map.of());
+    String described = s.describe();
+    for (String secret : new String[] {"natsCanaryTok3n", "sslCanaryPw", "tsCanaryPw", "pwCanary", "CanaryPemLine1",
+        "BEGIN PRIVATE KEY", "certCanaryValue", "jaasCanaryPw", "keyCanaryPw"}) {
+      assertThat(described).as(secret).doesNotContain(secret);
+    }
+    assertThat(described).contains("nats.url=nats://****@127.0.0.1:4222,nats://****@127.0.0.2:4222",
+        "db.url=jdbc:postgresql://h/db?sslpassword=****&trustStorePassword=****&password=****&ssl=true",
+        "kafka.producer.ssl.keystore.key=****", "kafka.producer.ssl.truststore.certificates=****",
+        "kafka.producer.ssl.key.password=****");
+    assertThat(s.secretValues()).contains("natsCanaryTok3n", "sslCanaryPw", "tsCanaryPw", "pwCanary", pem,
+        "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgCanaryPemLine1", "certCanaryValue", "jaasCanaryPw",
+        "keyCanaryPw");
+    // Nothing else: a user name, a host or a plain property is not a secret.
+    assertThat(s.secretValues()).doesNotContain("u", "127.0.0.1", "h");
   }
 
   @Test

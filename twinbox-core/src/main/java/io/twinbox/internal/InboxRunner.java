@@ -1,5 +1,6 @@
 package io.twinbox.internal;
 
+import io.twinbox.spi.Printable;
 import io.twinbox.Inbox;
 import io.twinbox.InboxHandler;
 import io.twinbox.InboxHandlerException;
@@ -11,6 +12,7 @@ import io.twinbox.UnprocessableMessageException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,25 +22,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker-independent half of a consumer adapter: takes one partition's (or queue's) messages
- * in order and brings each to a committed end — processed, duplicate or parked — in transactions
- * of up to {@code batchSize} messages. The adapter acknowledges the broker only for what
- * {@link #process} reports as done, i.e. after the commit.
+ * The processing engine of {@link io.twinbox.InboxConsumer}: takes one partition's (or queue's)
+ * messages in order and brings each to a committed end — processed, duplicate or parked — in
+ * transactions of up to {@code batchSize} messages. The consumer has its source acknowledge the
+ * broker only for what {@link #processRedeliverable} reports as committed.
  *
  * <ul>
  *   <li>A handler failure rolls the batch back; the messages before it are committed on their
  *       own, then the failing one is retried alone with backoff. Each failure is counted in the
- *       store in its own transaction; at {@code maxAttempts} the message is parked.
- *   <li>An {@link UnprocessableMessageException}, or a message the adapter could not decode, is
- *       parked at once.
- *   <li>Database trouble (lost connection, serialization failure, deadlock) is retried with
- *       backoff and costs no attempt.
+ *       store in its own transaction; at {@code maxAttempts} the message is parked, and its handler
+ *       never runs again.
+ *   <li>An {@link UnprocessableMessageException}, a message the adapter could not decode, and one
+ *       whose id the inbox cannot record are parked at once; so is a known id with a different
+ *       payload (a conflict), in a transaction of its own after the messages before it committed.
+ *   <li>Database trouble (SQLSTATE classes 08, 40, 53, 57: lost connection, serialization failure,
+ *       deadlock, shutdown) is retried with backoff and costs no attempt. A failure that is the
+ *       message's doing (classes 22, 23, 42 and 25P02) costs one, also when it appears only at
+ *       COMMIT (a deferred constraint, an error the handler swallowed); see {@link Blame}.
+ *   <li>Parking is total (the store clips what does not fit); a park the database still refuses is
+ *       retried with backoff — only the park, never the handler — and reported to the listener.
  *   <li>In suspect mode (right after a restart or rebalance) the first message is counted
  *       <em>before</em> its handler runs, so a message that kills the process is parked after
  *       {@code maxAttempts} restarts instead of crashing the consumer forever.
  * </ul>
  *
- * <p>Not thread-safe: one instance per consuming thread.
+ * <p>Every retry pauses: database trouble and failed parks for 200 ms doubling up to 5 s, handler
+ * failures as the {@link RetryPolicy} says. Not thread-safe: one instance per consuming thread.
  */
 public final class InboxRunner {
   private static final Logger log = LoggerFactory.getLogger(InboxRunner.class);
@@ -46,27 +55,32 @@ public final class InboxRunner {
   /** A received message, or the reason it could not be decoded. */
   public record Item(InboxMessage message, String decodeFailure) {}
 
-  private final Inbox inbox;
+  private final InboxEngine inbox;
   private final DataSource dataSource;
   private final InboxHandler handler;
   private final int batchSize;
   private final RetryPolicy retry;
   private final BooleanSupplier running;
+  private final InboxParker parker;
+  private final Set<String> parkedIds = new HashSet<>();
 
   public final AtomicLong processed = new AtomicLong();
   public final AtomicLong duplicates = new AtomicLong();
   public final AtomicLong parked = new AtomicLong();
   public final AtomicLong retries = new AtomicLong();
   public final AtomicLong transactions = new AtomicLong();
+  /** Parks the database refused; each is retried. */
+  public final AtomicLong parkFailures = new AtomicLong();
 
   public InboxRunner(Inbox inbox, DataSource dataSource, InboxHandler handler, int batchSize, RetryPolicy retry,
       BooleanSupplier running) {
-    this.inbox = inbox;
+    this.inbox = InboxEngine.of(inbox);
     this.dataSource = dataSource;
     this.handler = handler;
     this.batchSize = batchSize;
     this.retry = retry;
     this.running = running;
+    this.parker = new InboxParker(this.inbox, dataSource);
   }
 
   /** Told which items, {@code [from, to)}, a transaction just brought to a committed end. */
@@ -86,14 +100,15 @@ public final class InboxRunner {
    */
   public int processRedeliverable(List<Item> items, boolean[] redelivered, Committed committed)
       throws InterruptedException {
-    boolean[] suspect = suspects(items, redelivered);
+    List<Item> admitted = admit(items);
+    boolean[] suspect = suspects(admitted, redelivered);
     int start = 0;
-    while (start < items.size()) {
+    while (start < admitted.size()) {
       int end = start + 1;
-      while (end < items.size() && !suspect[end]) {
+      while (end < admitted.size() && !suspect[end]) {
         end++;
       }
-      int done = process(items.subList(start, end), suspect[start]);
+      int done = process(admitted.subList(start, end), suspect[start]);
       if (done > 0) {
         committed.items(start, start + done);
       }
@@ -102,7 +117,7 @@ public final class InboxRunner {
       }
       start = end;
     }
-    return items.size();
+    return admitted.size();
   }
 
   /**
@@ -153,237 +168,370 @@ public final class InboxRunner {
    * @return how many leading items are done (all of them unless stopped)
    */
   public int process(List<Item> items, boolean suspect) throws InterruptedException {
-    int done = 0;
-    int cap = batchSize;
-    int singlesUntil = 0; // after a batch handler's unattributed failure: one message per transaction up to here
-    int infraFailures = 0;
-    int precounted = 0; // attempts already counted for the head (suspect mode)
-    boolean headHasAttempts = false;
-    String countedAhead = null; // a message behind the head whose failure was already counted
-    int aheadAttempts = 0;
-    while (done < items.size()) {
-      if (!running.getAsBoolean()) {
-        return done;
-      }
-      Item head = items.get(done);
-      if (head.decodeFailure() != null) {
-        if (!park(head.message(), head.decodeFailure(), 0)) {
-          infraFailures = pause(++infraFailures);
-          continue;
-        }
-        done++;
-        suspect = false;
+    parkedIds.clear(); // kept for one call only: adapters ask right after it (or in its callback)
+    return new Run(admit(items), suspect).toEnd();
+  }
+
+  /** Tells the inbox's listener that {@code message} committed, with its latencies. */
+  public void reportCommitted(InboxMessage message, java.time.Duration sinceReceived,
+      java.time.Duration sinceEvent) {
+    inbox.reportCommitted(message, sinceReceived, sinceEvent);
+  }
+
+  /**
+   * True (once) when the message with {@code id} was parked by the latest {@link #process} (for
+   * {@link #processRedeliverable}: the run the callback is told of), for adapters that settle a
+   * parked message differently on the broker (NATS terminates it).
+   */
+  public boolean takeParked(String id) {
+    return parkedIds.remove(id);
+  }
+
+  /**
+   * Items whose message id the inbox could not record (a NUL, an unpaired surrogate: PostgreSQL
+   * refuses them, so every {@code record} would fail) become undecodable items with a stand-in id
+   * derived from the exact id, to be parked.
+   */
+  private static List<Item> admit(List<Item> items) {
+    List<Item> admitted = null;
+    for (int i = 0; i < items.size(); i++) {
+      InboxMessage m = items.get(i).message();
+      if (InboxIds.storable(m.id())) {
         continue;
       }
-      if (suspect) {
-        int attempts;
-        try {
-          attempts = inbox.store().recordAttempt(inbox.consumer(), head.message().id(), "started after a restart");
-        } catch (TwinboxException e) {
-          infraFailures = pause(++infraFailures);
-          continue;
-        }
-        if (attempts > retry.maxAttempts()) {
-          if (park(head.message(), "the consumer stopped while processing this message " + (attempts - 1)
-              + " times (maxAttempts " + retry.maxAttempts() + ")", attempts - 1)) {
-            done++;
-            suspect = false;
-          }
-          continue;
-        }
-        precounted = attempts;
-        headHasAttempts = true;
+      if (admitted == null) {
+        admitted = new ArrayList<>(items);
       }
-      if (head.message().id().equals(countedAhead)) {
-        countedAhead = null;
-        headHasAttempts = true;
-        if (retry.exhausted(aheadAttempts)) {
-          if (park(head.message(), "handler failed " + aheadAttempts + " times", aheadAttempts)) {
-            done++;
-            headHasAttempts = false;
-          }
-          continue;
-        }
+      String standIn = InboxIds.standIn(m.id());
+      String reason = "message id is not storable (it holds NUL or an unpaired surrogate); recorded as " + standIn;
+      String failure = items.get(i).decodeFailure();
+      admitted.set(i, new Item(InboxParker.withId(m, standIn), failure == null ? reason : failure + "; " + reason));
+    }
+    return admitted == null ? items : admitted;
+  }
+
+  /**
+   * One call of {@link #process}: the items, how far they are done, and what is known about the
+   * head message. Each {@link #step} either makes progress or pauses.
+   */
+  private final class Run {
+    private final List<Item> items;
+    private boolean suspect;
+    private int done;
+    private int cap = batchSize;
+    /** After an unattributed failure: one message per transaction up to here, to find it. */
+    private int singlesUntil;
+    /** Pauses in a row without progress, for the backoff. */
+    private int pauses;
+
+    // The head, items[done]:
+    /** Failures counted in the store. */
+    private int attempts;
+    /** An attempt row exists, to clear with the outcome. */
+    private boolean counted;
+    /** Suspect mode counted the attempt of the coming run already. */
+    private boolean precounted;
+    /** Decided: park it, with this reason. Only the park is retried from here on. */
+    private String parkReason;
+    private int parkAttempts;
+
+    // A message behind the head whose failure was counted while the ones before it commit:
+    private String aheadId;
+    private int aheadAttempts;
+    private boolean aheadCounted;
+    private String aheadPark;
+
+    Run(List<Item> items, boolean suspect) {
+      this.items = items;
+      this.suspect = suspect;
+    }
+
+    int toEnd() throws InterruptedException {
+      while (done < items.size() && running.getAsBoolean()) {
+        step();
       }
+      return done;
+    }
+
+    private void step() throws InterruptedException {
+      Item head = items.get(done);
+      if (parkReason == null && head.decodeFailure() != null) {
+        decidePark(head.decodeFailure(), 0);
+      }
+      if (parkReason == null && head.message().id().equals(aheadId)) {
+        takeOverAhead();
+      }
+      if (parkReason == null && suspect && !precounted && !countBeforeRun(head.message())) {
+        return;
+      }
+      if (parkReason != null) {
+        parkHead(head.message());
+      } else {
+        runBatch();
+      }
+    }
+
+    /** Suspect mode: counts the coming run first, so a message that kills the process gets parked. */
+    private boolean countBeforeRun(InboxMessage m) throws InterruptedException {
+      int n;
+      try {
+        n = inbox.store().recordAttempt(inbox.consumer(), m.id(), "started after a restart");
+      } catch (TwinboxException e) {
+        pause("cannot count an attempt", e);
+        return false;
+      }
+      attempts = n;
+      counted = true;
+      precounted = true;
+      if (n > retry.maxAttempts()) {
+        decidePark("the consumer stopped while processing this message " + (n - 1) + " times (maxAttempts "
+            + retry.maxAttempts() + ")", n - 1);
+      }
+      return true;
+    }
+
+    private void runBatch() throws InterruptedException {
       int end = suspect ? done + 1 : Math.min(items.size(), done + cap);
       int stop = done;
       while (stop < end && items.get(stop).decodeFailure() == null) {
         stop++;
       }
       List<InboxMessage> batch = items.subList(done, stop).stream().map(Item::message).toList();
-      try {
-        commit(batch, headHasAttempts);
-        done += batch.size();
-        cap = done < singlesUntil ? 1 : batchSize;
-        suspect = false;
-        precounted = 0;
-        headHasAttempts = false;
-        infraFailures = 0;
-      } catch (InboxHandlerException e) {
-        if (transientDatabaseError(e.getCause())) {
-          // A serialization failure or deadlock in the handler's own SQL is the database's doing,
-          // not the message's: retry without using an attempt (FAULTS D8).
-          log.warn("consumer {}: transient database conflict in a handler, retrying: {}", inbox.consumer(),
-              Reasons.of(e.getCause()));
-          infraFailures = pause(++infraFailures);
-          continue;
-        }
-        if (e.index() < 0) {
-          // A batch handler failed for several messages and none is to blame: run them one at a
-          // time, which finds the failing one and counts its attempt. No attempt is counted here.
-          log.warn("consumer {}: batch handler failed for {} messages; running them one at a time: {}",
-              inbox.consumer(), batch.size(), Reasons.of(e.getCause()));
-          singlesUntil = done + batch.size();
-          cap = 1;
-          continue;
-        }
-        if (e.index() > 0) {
-          // Commit the messages before the failing one on their own first. The failure still
-          // counts, or a poison message would run its handler maxAttempts + 1 times.
-          try {
-            aheadAttempts = inbox.store().recordAttempt(inbox.consumer(), batch.get(e.index()).id(),
-                Reasons.of(e.getCause()));
-            countedAhead = batch.get(e.index()).id();
-          } catch (TwinboxException se) {
-            infraFailures = pause(++infraFailures);
-          }
-          cap = e.index();
-          continue;
-        }
-        InboxMessage m = batch.get(0);
-        Throwable cause = e.getCause();
-        if (cause instanceof UnprocessableMessageException) {
-          if (park(m, "unprocessable: " + Reasons.of(cause), 1)) {
-            done++;
-            suspect = false;
-            precounted = 0;
-            headHasAttempts = false;
-          }
-          continue;
-        }
-        int attempts = precounted;
-        if (attempts == 0) {
-          try {
-            attempts = inbox.store().recordAttempt(inbox.consumer(), m.id(), Reasons.of(cause));
-          } catch (TwinboxException se) {
-            infraFailures = pause(++infraFailures);
-            continue;
-          }
-        }
-        precounted = 0;
-        suspect = false;
-        headHasAttempts = true;
-        if (retry.exhausted(attempts)) {
-          if (park(m, "handler failed " + attempts + " times; last: " + Reasons.of(cause), attempts)) {
-            done++;
-            headHasAttempts = false;
-          }
+      Outcome outcome = commit(batch, counted);
+      if (outcome instanceof Done) {
+        advance(batch.size());
+      } else if (outcome instanceof ConflictFound k) {
+        if (k.conflict().index() == 0) {
+          decidePark(k.conflict().reason(), 0); // parked next step, in a transaction of its own
         } else {
-          retries.incrementAndGet();
-          log.warn("consumer {}: message {} failed (attempt {}/{}), retrying: {}", inbox.consumer(), m.id(), attempts,
-              retry.maxAttempts(), Reasons.of(cause));
-          Thread.sleep(retry.delayAfter(attempts).toMillis());
+          cap = k.conflict().index(); // commit the messages before it first
         }
-        cap = 1;
-      } catch (TwinboxException | SQLException e) {
-        log.warn("consumer {}: database trouble, retrying without using an attempt: {}", inbox.consumer(),
-            Reasons.of(e));
-        infraFailures = pause(++infraFailures);
+      } else {
+        Failed f = (Failed) outcome;
+        onFailure(batch, f.index(), f.cause(), f.inHandler());
       }
     }
-    return done;
+
+    /**
+     * The one place that decides what a failure means: database trouble is retried without an
+     * attempt; a failure nobody in the batch can be blamed for is narrowed down one message at a
+     * time; otherwise the message to blame uses an attempt, and is parked when it is unprocessable
+     * or its attempts are spent.
+     */
+    private void onFailure(List<InboxMessage> batch, int index, Throwable cause, boolean inHandler)
+        throws InterruptedException {
+      Blame blame = Blame.of(cause, inbox.store()::isTransient);
+      if (blame == Blame.INFRASTRUCTURE || (blame == Blame.UNKNOWN && !inHandler)) {
+        // A serialization failure or deadlock, also in the handler's own SQL, is the database's
+        // doing, not the message's: retry without using an attempt (FAULTS D8).
+        pause(inHandler ? "database trouble in a handler" : "database trouble", cause);
+        return;
+      }
+      if (unattributed(batch, index, cause, inHandler)) {
+        narrowDown(batch.size(), cause);
+        return;
+      }
+      int at = inHandler ? index : 0;
+      InboxMessage m = batch.get(at);
+      boolean unprocessable = inHandler && cause instanceof UnprocessableMessageException;
+      String what = inHandler ? "handler failed" : "transaction failed";
+      if (at > 0) {
+        countAhead(m, cause, unprocessable, what);
+        cap = at; // commit the messages before it on their own first
+      } else if (unprocessable) {
+        decidePark("unprocessable: " + Reasons.of(cause), precounted ? attempts : attempts + 1);
+      } else {
+        blameHead(m, cause, what);
+      }
+    }
+
+    /**
+     * A failure at COMMIT (or in the inbox's own statements) cannot say which message caused it,
+     * nor can an aborted transaction (25P02) which earlier statement.
+     */
+    private boolean unattributed(List<InboxMessage> batch, int index, Throwable cause, boolean inHandler) {
+      return index < 0 || (!inHandler && batch.size() > 1)
+          || (inHandler && index > 0 && Blame.abortedTransaction(cause));
+    }
+
+    /** Runs the failed transaction's messages one at a time, to find the one to blame; no attempt used. */
+    private void narrowDown(int size, Throwable cause) {
+      log.warn("consumer {}: a transaction of {} messages failed and none is to blame; running them one at a time:"
+          + " {}", inbox.consumer(), size, Reasons.of(cause));
+      singlesUntil = done + size;
+      cap = 1;
+    }
+
+    /** The head failed: one attempt used (counted before, in suspect mode); parked when they are spent. */
+    private void blameHead(InboxMessage m, Throwable cause, String what) throws InterruptedException {
+      int n = attempts;
+      if (!precounted) {
+        try {
+          n = inbox.store().recordAttempt(inbox.consumer(), m.id(), describe(cause));
+        } catch (TwinboxException e) {
+          pause("cannot count an attempt", e);
+          return;
+        }
+      }
+      attempts = n;
+      counted = true;
+      precounted = false;
+      suspect = false;
+      cap = 1;
+      if (retry.exhausted(n)) {
+        decidePark(what + " " + n + " times; last: " + describe(cause), n);
+        return;
+      }
+      retries.incrementAndGet();
+      log.warn("consumer {}: message {} failed (attempt {}/{}), retrying: {}", inbox.consumer(), Printable.of(m.id()), n,
+          retry.maxAttempts(), describe(cause));
+      Thread.sleep(retry.delayAfter(n).toMillis());
+    }
+
+    /**
+     * A failure behind the head counts too (or a poison message would run its handler
+     * {@code maxAttempts + 1} times); it is acted on when that message becomes the head.
+     */
+    private void countAhead(InboxMessage m, Throwable cause, boolean unprocessable, String what)
+        throws InterruptedException {
+      if (unprocessable) {
+        aheadId = m.id();
+        aheadAttempts = 1;
+        aheadCounted = false;
+        aheadPark = "unprocessable: " + Reasons.of(cause);
+        return;
+      }
+      try {
+        aheadAttempts = inbox.store().recordAttempt(inbox.consumer(), m.id(), describe(cause));
+      } catch (TwinboxException e) {
+        pause("cannot count an attempt", e); // it runs again as the head and is counted then
+        return;
+      }
+      aheadId = m.id();
+      aheadCounted = true;
+      aheadPark = retry.exhausted(aheadAttempts)
+          ? what + " " + aheadAttempts + " times; last: " + describe(cause) : null;
+    }
+
+    private void takeOverAhead() {
+      attempts = aheadAttempts;
+      counted = aheadCounted;
+      if (aheadPark != null) {
+        decidePark(aheadPark, aheadAttempts);
+      }
+      aheadId = null;
+      aheadPark = null;
+    }
+
+    private void decidePark(String reason, int attemptsSpent) {
+      parkReason = reason;
+      parkAttempts = attemptsSpent;
+    }
+
+    private void parkHead(InboxMessage m) throws InterruptedException {
+      if (park(m, parkReason, parkAttempts)) {
+        advance(1);
+      } else {
+        pause("cannot park message " + m.id(), null);
+      }
+    }
+
+    private void advance(int n) {
+      done += n;
+      cap = done < singlesUntil ? 1 : batchSize;
+      suspect = false;
+      attempts = 0;
+      counted = false;
+      precounted = false;
+      parkReason = null;
+      pauses = 0;
+    }
+
+    /** Database trouble or a refused park: 200 ms doubling up to 5 s, reset by progress. */
+    private void pause(String what, Throwable cause) throws InterruptedException {
+      pauses++;
+      long ms = Math.min(5_000L, 100L << Math.min(6, pauses));
+      if (cause != null) {
+        log.warn("consumer {}: {}, retrying in {} ms without using an attempt: {}", inbox.consumer(), what, ms,
+            Reasons.of(cause));
+      }
+      Thread.sleep(ms);
+    }
   }
 
-  private void commit(List<InboxMessage> batch, boolean clearAttempts) throws SQLException {
+  /** What one transaction of the runner came to. */
+  private sealed interface Outcome permits Done, ConflictFound, Failed {}
+
+  private record Done() implements Outcome {}
+
+  private record ConflictFound(DefaultInbox.Conflict conflict) implements Outcome {}
+
+  /** {@code index}: the message whose handler threw ({@code -1}: none to blame); 0 outside handlers. */
+  private record Failed(int index, Throwable cause, boolean inHandler) implements Outcome {}
+
+  private Outcome commit(List<InboxMessage> batch, boolean clearAttempts) {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
         // The listener hears of the outcomes only after the commit: a batch that fails later and
         // is retried must not count its leading messages twice.
-        DefaultInbox.Batch quiet = inbox instanceof DefaultInbox d ? d.processQuietly(c, batch, handler) : null;
-        List<InboxOutcome> outcomes = quiet != null ? quiet.outcomes() : inbox.processAll(c, batch, handler);
+        DefaultInbox.Batch quiet = inbox.processQuietly(c, batch, handler, true);
+        if (quiet.conflict() != null) {
+          c.rollback(); // the inbox records of this batch; nothing ran
+          return new ConflictFound(quiet.conflict());
+        }
         if (clearAttempts) {
           inbox.store().clearAttempts(c, inbox.consumer(), batch.get(0).id());
         }
+        inbox.store().requireCommittable(c); // else a swallowed error turns the commit into a silent rollback
         c.commit();
         transactions.incrementAndGet();
-        if (quiet != null) {
-          ((DefaultInbox) inbox).report(quiet);
-        }
-        for (InboxOutcome o : outcomes) {
+        inbox.report(quiet);
+        for (InboxOutcome o : quiet.outcomes()) {
           switch (o) {
             case PROCESSED -> processed.incrementAndGet();
             case DUPLICATE -> duplicates.incrementAndGet();
             case CONFLICT, PARKED -> parked.incrementAndGet();
           }
         }
+        return new Done();
+      } catch (InboxHandlerException e) {
+        rollback(c, e);
+        return new Failed(e.index(), e.getCause(), true);
       } catch (SQLException | RuntimeException e) {
         rollback(c, e);
-        throw e;
+        return new Failed(0, e, false);
       }
+    } catch (SQLException e) {
+      return new Failed(0, e, false);
     }
   }
 
   /** Parks in a transaction of its own; false when the database refused (retry later). */
   private boolean park(InboxMessage m, String reason, int attempts) {
-    try (Connection c = dataSource.getConnection()) {
-      c.setAutoCommit(false);
-      try {
-        String hash = PayloadHash.of(m);
-        // Recorded first: a redelivery of a message already parked (or processed) is not parked
-        // twice. park() itself records the id too, idempotently.
-        boolean fresh = !inbox.store().record(c, inbox.consumer(), java.util.Map.of(m.id(), hash)).isEmpty();
-        if (fresh) {
-          inbox.store().park(c, inbox.consumer(), m, hash, reason, attempts);
-        }
-        inbox.store().clearAttempts(c, inbox.consumer(), m.id());
-        c.commit();
-        if (!fresh) {
-          duplicates.incrementAndGet();
-          return true;
-        }
-      } catch (SQLException | RuntimeException e) {
-        rollback(c, e);
-        throw e;
+    InboxParker.Result result = parker.park(m, reason, attempts);
+    switch (result) {
+      case PARKED -> {
+        parked.incrementAndGet();
+        parkedIds.add(m.id());
       }
-      parked.incrementAndGet();
-      log.error("consumer {}: parked message {} ({}, from {}): {}", inbox.consumer(), m.id(), m.type(), m.origin(),
-          reason);
-      if (inbox instanceof DefaultInbox d) {
-        d.reportParked(m, reason);
-      }
-      return true;
-    } catch (SQLException | TwinboxException e) {
-      log.warn("consumer {}: could not park message {}: {}", inbox.consumer(), m.id(), Reasons.of(e));
-      return false;
+      case DUPLICATE -> duplicates.incrementAndGet();
+      case REFUSED -> parkFailures.incrementAndGet();
     }
+    return result != InboxParker.Result.REFUSED;
   }
 
-  /** SQLSTATE class 40 (transaction rollback: serialization failure, deadlock) anywhere in the chain. */
-  private static boolean transientDatabaseError(Throwable t) {
-    for (Throwable c = t; c != null; c = c.getCause()) {
-      if (c instanceof SQLException se) {
-        for (SQLException s = se; s != null; s = s.getNextException()) {
-          if (s.getSQLState() != null && s.getSQLState().startsWith("40")) {
-            return true;
-          }
-        }
-      }
-    }
-    return false;
+  /** A failure for a reason: the exception, and the first SQLSTATE of its chain, which operators look up. */
+  private static String describe(Throwable cause) {
+    String state = Blame.firstSqlState(cause);
+    return Reasons.of(cause) + (state == null ? "" : " (SQLSTATE " + state + ")");
   }
 
-  private static void rollback(Connection c, Exception cause) {
+  static void rollback(Connection c, Exception cause) {
     try {
       c.rollback();
     } catch (SQLException re) {
       cause.addSuppressed(re);
     }
-  }
-
-  private int pause(int failures) throws InterruptedException {
-    long ms = Math.min(5_000L, 100L << Math.min(6, failures));
-    Thread.sleep(ms);
-    return failures;
   }
 }

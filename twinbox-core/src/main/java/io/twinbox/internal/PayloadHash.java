@@ -11,14 +11,36 @@ public final class PayloadHash {
   private PayloadHash() {}
 
   public static String of(InboxMessage m) {
+    MessageDigest d = digest();
+    d.update(m.type().getBytes(StandardCharsets.UTF_8));
+    d.update((byte) '\n');
+    d.update(Integer.toString(m.version()).getBytes(StandardCharsets.UTF_8));
+    d.update((byte) '\n');
+    d.update(m.payload().getBytes(StandardCharsets.UTF_8));
+    return HexFormat.of().formatHex(d.digest());
+  }
+
+  /** Hex SHA-256 of {@code bytes}. */
+  public static String sha256(byte[] bytes) {
+    return HexFormat.of().formatHex(digest().digest(bytes));
+  }
+
+  /**
+   * Hex SHA-256 of the UTF-16 code units of {@code s}: exact even for text that has no UTF-8 form
+   * (an unpaired surrogate), where {@code getBytes(UTF_8)} would substitute {@code ?}.
+   */
+  public static String sha256OfChars(String s) {
+    byte[] units = new byte[s.length() * 2];
+    for (int i = 0; i < s.length(); i++) {
+      units[2 * i] = (byte) (s.charAt(i) >> 8);
+      units[2 * i + 1] = (byte) s.charAt(i);
+    }
+    return sha256(units);
+  }
+
+  private static MessageDigest digest() {
     try {
-      MessageDigest d = MessageDigest.getInstance("SHA-256");
-      d.update(m.type().getBytes(StandardCharsets.UTF_8));
-      d.update((byte) '\n');
-      d.update(Integer.toString(m.version()).getBytes(StandardCharsets.UTF_8));
-      d.update((byte) '\n');
-      d.update(m.payload().getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(d.digest());
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required of every JVM", e);
     }

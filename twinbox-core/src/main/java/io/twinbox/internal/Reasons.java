@@ -1,6 +1,11 @@
 package io.twinbox.internal;
 
-/** Short, safe failure reasons for logs and {@code last_error}. */
+import io.twinbox.spi.Printable;
+
+/**
+ * Short, safe failure reasons for logs and {@code last_error}: clipped, and with control characters
+ * written visibly ({@link Printable}) — an exception's message often quotes what arrived from the wire.
+ */
 public final class Reasons {
   public static final int MAX = 1000;
 
@@ -18,6 +23,7 @@ public final class Reasons {
     if (reason == null) {
       return "unknown";
     }
-    return reason.length() <= MAX ? reason : reason.substring(0, MAX - 1) + "…";
+    String printable = Printable.of(reason);
+    return printable.length() <= MAX ? printable : printable.substring(0, MAX - 1) + "…";
   }
 }

@@ -3,15 +3,17 @@ package io.twinbox.internal;
 import io.twinbox.Relay;
 import io.twinbox.RelayListener;
 import io.twinbox.RelayStats;
+import io.twinbox.spi.ClaimedRow;
 import io.twinbox.spi.Completion;
+import io.twinbox.spi.DeadLetterTransport;
 import io.twinbox.spi.OutboxMessage;
 import io.twinbox.spi.OutboxStore;
 import io.twinbox.spi.PartitionLease;
 import io.twinbox.spi.Transport;
+import io.twinbox.spi.UndecodableRow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +48,8 @@ public final class RelayEngine implements Relay {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile boolean running;
   private AutoCloseable writeSubscription = () -> {};
+  /** Null when dead letters are off. */
+  private final DeadLetterLoop deadLetters;
 
   private final AtomicLong published = new AtomicLong();
   private final AtomicLong retried = new AtomicLong();
@@ -55,6 +59,12 @@ public final class RelayEngine implements Relay {
   private final AtomicLong batches = new AtomicLong();
 
   public RelayEngine(OutboxStore store, Transport transport, RelayConfig config, RelayListener listener) {
+    this(store, transport, config, listener, null);
+  }
+
+  /** @param deadLetters where FAILED events' dead letters go; null: dead letters off */
+  public RelayEngine(OutboxStore store, Transport transport, RelayConfig config, RelayListener listener,
+      DeadLetterTransport deadLetters) {
     this.store = store;
     this.transport = transport;
     this.config = config;
@@ -68,11 +78,9 @@ public final class RelayEngine implements Relay {
     }
     this.leases = new LeaseKeeper(store, config.nodeId(), config.leaseTtl(), listener,
         p -> workerLocks[p % n]);
-    this.keeperThread = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "twinbox-lease-keeper");
-      t.setDaemon(true);
-      return t;
-    });
+    this.keeperThread = DaemonThreads.scheduler("twinbox-lease-keeper");
+    this.deadLetters = deadLetters == null ? null
+        : new DeadLetterLoop(store, deadLetters, config, listener, () -> leases.usable(0, 1));
   }
 
   @Override
@@ -81,6 +89,7 @@ public final class RelayEngine implements Relay {
       throw new IllegalStateException("relay " + config.nodeId() + " was already started");
     }
     store.verifySchema();
+    leases.join(); // refuses a node id a live relay uses; may wait ~1 TTL after a crash of this node
     running = true;
     writeSubscription = store.onWrite(this::wakeAll);
     long period = Math.max(100, config.leaseTtl().toMillis() / 3);
@@ -92,6 +101,9 @@ public final class RelayEngine implements Relay {
       t.setDaemon(true);
       threads.add(t);
       t.start();
+    }
+    if (deadLetters != null) {
+      deadLetters.start();
     }
     log.info("relay {} started: {} workers, batch {}, lease ttl {}, transport {}", config.nodeId(),
         config.workers(), config.batchSize(), config.leaseTtl(), transport.name());
@@ -166,18 +178,33 @@ public final class RelayEngine implements Relay {
       if (mine.isEmpty()) {
         return new Round(0, false, false);
       }
-      List<OutboxMessage> batch = store.claim(config.nodeId(), mine, config.batchSize());
-      if (batch.isEmpty()) {
+      List<ClaimedRow> claimed = store.claim(config.nodeId(), mine, config.batchSize());
+      if (claimed.isEmpty()) {
         return new Round(0, false, false);
       }
       batches.incrementAndGet();
+      // Rows the store could not decode go to FAILED in this round's completion, by position and
+      // fenced like the rest; they hold back only their own aggregate's later rows.
+      ClaimedBatch batch = ClaimedBatch.of(claimed);
       WavePublisher.Result r = new WavePublisher(transport, config.retryPolicy(), config.publishTimeout(),
-          config.source()).publish(batch, leases::valid);
-      Completion c = store.complete(config.nodeId(), mine, r.published(), r.failed(), config.completionMode());
+          config.source(), deadLetters != null).publish(batch.messages(), leases::usableUntil);
+      Completion c = store.complete(config.nodeId(), mine, r.published(), batch.failures(r.failed()),
+          config.completionMode());
+      accountUndecodable(batch);
       account(r, c);
-      return new Round(batch.size(), batch.size() >= config.batchSize(), r.outage() != null);
+      return new Round(claimed.size(), claimed.size() >= config.batchSize(), r.outage() != null);
     } finally {
       lock.unlock();
+    }
+  }
+
+  private void accountUndecodable(ClaimedBatch batch) {
+    for (UndecodableRow u : batch.undecodable()) {
+      dead.incrementAndGet();
+      // Only what the store made safe to print: the row's fields may be what is wrong with it.
+      log.error("outbox row at position {} (partition {}, id {}) cannot be decoded and went to FAILED: {}",
+          u.position(), u.partition(), u.id(), u.reason());
+      notify(() -> listener.undecodable(u));
     }
   }
 
@@ -192,11 +219,14 @@ public final class RelayEngine implements Relay {
     if (!r.published().isEmpty()) {
       notify(() -> listener.published(r.published()));
     }
-    for (int i = 0; i < r.failed().size(); i++) {
-      boolean isDead = r.failed().get(i).dead();
+    for (WavePublisher.Failure f : r.failures()) {
+      boolean isDead = f.record().dead();
       (isDead ? dead : retried).incrementAndGet();
-      OutboxMessage m = r.failedMessages().get(i);
-      String reason = r.failedReasons().get(i);
+      OutboxMessage m = f.message();
+      String reason = f.reason();
+      if (isDead && deadLetters != null) {
+        deadLetters.wake();
+      }
       if (isDead) {
         log.error("message {} ({} {}/{}) FAILED after {} attempts: {}", m.id(), m.type(), m.aggregateType(),
             m.aggregateId(), m.attempts() + 1, reason);
@@ -251,6 +281,9 @@ public final class RelayEngine implements Relay {
         Thread.currentThread().interrupt();
         break;
       }
+    }
+    if (deadLetters != null) {
+      deadLetters.close();
     }
     try {
       writeSubscription.close();

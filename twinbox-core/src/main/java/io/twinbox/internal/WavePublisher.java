@@ -17,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.IntPredicate;
 
 /**
  * Publishes one claimed batch in waves: wave k holds the k-th message of every aggregate in the
@@ -26,35 +25,78 @@ import java.util.function.IntPredicate;
  * overtake an earlier one, even when the earlier one is rejected for good. Unordered messages are
  * each their own aggregate and all go in the first wave.
  *
+ * <p><b>Lease-bounded waits.</b> A wave waits for its acknowledgements at most {@code publishTimeout}
+ * and, for each message, at most until its partition's lease stops being usable (the keeper's
+ * fail-closed deadline, which moves on with every renewal). A message not acknowledged by then is
+ * treated as an ambiguous answer — {@code UNAVAILABLE}: no attempt used, republished by whoever
+ * holds the lease next — because from then on a successor may claim its aggregate. What the cap
+ * cannot do is recall the message: a transport may still deliver it later (Kafka retries it until
+ * {@code delivery.timeout.ms}), so the successor's copy is a duplicate, and since this worker sends
+ * nothing more of the partition, a duplicate is all it can be (the first delivery keeps its place
+ * in the aggregate's order).
+ *
  * <p>Not thread-safe: one instance per batch.
  */
 final class WavePublisher {
 
-  /** What became of a batch. {@code outage} is non-null when the broker was unavailable. */
-  record Result(List<OutboxMessage> published, List<FailedPublish> failed,
-      List<OutboxMessage> failedMessages, List<String> failedReasons, String outage, int skipped) {}
+  /** Until when each partition may be published. */
+  @FunctionalInterface
+  interface Leases {
+    /**
+     * The {@link System#nanoTime()} until which {@code partition} may be published; a time already
+     * past when it may not be published at all. Re-read while waiting: a renewal moves it on.
+     */
+    long usableUntil(int partition);
+  }
+
+  /** A message whose publish failed, and what the store is to record about it (reason included). */
+  record Failure(OutboxMessage message, FailedPublish record) {
+    String reason() {
+      return record.error();
+    }
+  }
+
+  /**
+   * What became of a batch: the acknowledged messages, one {@link Failure} per failed message, and
+   * a non-null {@code outage} when the broker was unavailable.
+   */
+  record Result(List<OutboxMessage> published, List<Failure> failures, String outage, int skipped) {
+    static final Result NOTHING = new Result(List.of(), List.of(), null, 0);
+
+    /** What the store records for the failures, in their order. */
+    List<FailedPublish> failed() {
+      return failures.stream().map(Failure::record).toList();
+    }
+  }
 
   private final Transport transport;
   private final RetryPolicy retryPolicy;
   private final Duration publishTimeout;
   private final String source;
+  private final boolean deadLetters;
 
-  WavePublisher(Transport transport, RetryPolicy retryPolicy, Duration publishTimeout, String source) {
+  /** @param deadLetters whether a message that goes to FAILED is also to get a pending dead letter */
+  WavePublisher(Transport transport, RetryPolicy retryPolicy, Duration publishTimeout, String source,
+      boolean deadLetters) {
     this.transport = transport;
     this.retryPolicy = retryPolicy;
     this.publishTimeout = publishTimeout;
     this.source = source;
+    this.deadLetters = deadLetters;
+  }
+
+  WavePublisher(Transport transport, RetryPolicy retryPolicy, Duration publishTimeout, String source) {
+    this(transport, retryPolicy, publishTimeout, source, false);
   }
 
   /**
-   * @param leaseValid tells before each wave whether a partition may still be published
+   * @param leases tells before each wave whether a partition may still be published, and bounds
+   *     the wait for each message's acknowledgement
    */
-  Result publish(List<OutboxMessage> batch, IntPredicate leaseValid) throws InterruptedException {
+  Result publish(List<OutboxMessage> batch, Leases leases) throws InterruptedException {
     List<List<OutboxMessage>> waves = waves(batch);
     List<OutboxMessage> published = new ArrayList<>(batch.size());
-    List<FailedPublish> failed = new ArrayList<>();
-    List<OutboxMessage> failedMessages = new ArrayList<>();
-    List<String> failedReasons = new ArrayList<>();
+    List<Failure> failures = new ArrayList<>();
     Set<String> stopped = new HashSet<>();
     String outage = null;
     int skipped = 0;
@@ -64,7 +106,7 @@ final class WavePublisher {
         String group = group(m);
         if (stopped.contains(group)) {
           skipped++;
-        } else if (!leaseValid.test(m.partition())) {
+        } else if (leases.usableUntil(m.partition()) - System.nanoTime() <= 0) {
           stopped.add(group);
           skipped++;
         } else {
@@ -74,7 +116,7 @@ final class WavePublisher {
       if (sending.isEmpty()) {
         continue;
       }
-      List<PublishOutcome> outcomes = sendAll(sending);
+      List<PublishOutcome> outcomes = sendAll(sending, leases);
       for (int i = 0; i < sending.size(); i++) {
         OutboxMessage m = sending.get(i);
         PublishOutcome o = outcomes.get(i);
@@ -84,17 +126,13 @@ final class WavePublisher {
             int attempts = m.attempts() + 1;
             boolean dead = retryPolicy.exhausted(attempts);
             String reason = Reasons.clip(o.reason());
-            failed.add(new FailedPublish(m.position(), dead,
-                dead ? Duration.ZERO : retryPolicy.delayAfter(attempts), reason));
-            failedMessages.add(m);
-            failedReasons.add(reason);
+            failures.add(new Failure(m, new FailedPublish(m.position(), dead,
+                dead ? Duration.ZERO : retryPolicy.delayAfter(attempts), reason, deadLetters)));
             stopped.add(group(m));
           }
           case REJECTED -> {
             String reason = Reasons.clip("rejected by the broker: " + o.reason());
-            failed.add(new FailedPublish(m.position(), true, Duration.ZERO, reason));
-            failedMessages.add(m);
-            failedReasons.add(reason);
+            failures.add(new Failure(m, new FailedPublish(m.position(), true, Duration.ZERO, reason, deadLetters)));
             stopped.add(group(m));
           }
           case UNAVAILABLE -> {
@@ -107,13 +145,20 @@ final class WavePublisher {
         break; // the broker is down: the rest of the batch waits for the next claim
       }
     }
-    return new Result(published, failed, failedMessages, failedReasons, outage, skipped);
+    return new Result(published, failures, outage, skipped);
   }
 
-  private List<PublishOutcome> sendAll(List<OutboxMessage> sending) throws InterruptedException {
+  private List<PublishOutcome> sendAll(List<OutboxMessage> sending, Leases leases) throws InterruptedException {
     List<CompletableFuture<PublishOutcome>> futures = new ArrayList<>(sending.size());
     for (OutboxMessage m : sending) {
       CompletableFuture<PublishOutcome> f;
+      if (leases.usableUntil(m.partition()) - System.nanoTime() <= 0) {
+        // Checked per send, not only per wave: a relay paused in the middle of a wave (SIGSTOP, a
+        // long GC) must not send the rest of it after its lease ran out.
+        futures.add(CompletableFuture.completedFuture(PublishOutcome.unavailable("the lease of partition "
+            + m.partition() + " ran out before the send; another relay may hold it")));
+        continue;
+      }
       try {
         f = transport.send(source.equals(m.source()) ? m : m.withSource(source));
       } catch (RuntimeException e) {
@@ -125,19 +170,37 @@ final class WavePublisher {
     transport.flush();
     long deadline = System.nanoTime() + publishTimeout.toNanos();
     List<PublishOutcome> outcomes = new ArrayList<>(futures.size());
-    for (CompletableFuture<PublishOutcome> f : futures) {
-      long left = deadline - System.nanoTime();
-      PublishOutcome o;
-      try {
-        o = f.get(Math.max(0L, left), TimeUnit.NANOSECONDS);
-      } catch (TimeoutException e) {
-        o = PublishOutcome.unavailable("no broker acknowledgement within " + publishTimeout);
-      } catch (ExecutionException e) {
-        o = PublishOutcome.unavailable(Reasons.of(e.getCause()));
-      }
+    for (int i = 0; i < futures.size(); i++) {
+      PublishOutcome o = await(futures.get(i), sending.get(i).partition(), deadline, leases);
       outcomes.add(o == null ? PublishOutcome.unavailable("transport returned no outcome") : o);
     }
     return outcomes;
+  }
+
+  /** Waits until the publish deadline or the end of the partition's lease, whichever comes first. */
+  private PublishOutcome await(CompletableFuture<PublishOutcome> f, int partition, long deadline, Leases leases)
+      throws InterruptedException {
+    while (true) {
+      long now = System.nanoTime();
+      long leaseEnd = leases.usableUntil(partition);
+      long until = deadline - leaseEnd < 0 ? deadline : leaseEnd;
+      try {
+        return f.get(Math.max(0L, until - now), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        now = System.nanoTime();
+        if (deadline - now <= 0) {
+          return PublishOutcome.unavailable("no broker acknowledgement within " + publishTimeout);
+        }
+        if (leases.usableUntil(partition) - now <= 0) {
+          return PublishOutcome.unavailable("no broker acknowledgement before the lease of partition " + partition
+              + " ran out (lease renewals failing?); another relay may take the partition over, so the"
+              + " answer is treated as ambiguous and the event is republished");
+        }
+        // The lease was renewed while we waited: keep waiting, up to the publish deadline.
+      } catch (ExecutionException e) {
+        return PublishOutcome.unavailable(Reasons.of(e.getCause()));
+      }
+    }
   }
 
   /** Groups by aggregate, keeps each group's sequence order, and deals the groups into waves. */

@@ -24,10 +24,52 @@ public final class TwinboxMetricNames {
   public static final String RELAY_PARTITIONS = "twinbox.relay.partitions";
   /** Counter, tag {@code outcome=published|retry|dead|fenced}: publish outcomes. */
   public static final String RELAY_PUBLISH = "twinbox.relay.publish";
+  /**
+   * Counter: claimed rows that could not be decoded into a message (plain-SQL rows breaking the
+   * write rules) and were moved to FAILED without a publish; also counted as {@code
+   * publish{outcome=dead}}.
+   */
+  /** Dead letters published (outcome=published) or refused (outcome=failed, sent again later), by relay. */
+  public static final String RELAY_DEAD_LETTERS = "twinbox.relay.dead.letters";
+  /** Parked messages forwarded to the dead-letter destination (outcome=forwarded|failed), by consumer. */
+  public static final String INBOX_DEAD_LETTERS = "twinbox.inbox.dead.letters";
+  public static final String RELAY_UNDECODABLE = "twinbox.relay.undecodable";
   /** Timer: commit (row creation) to broker acknowledgement. */
   public static final String RELAY_PUBLISH_LATENCY = "twinbox.relay.publish.latency";
   /** Counter: waves that met an unavailable broker (no attempt used). */
   public static final String RELAY_OUTAGES = "twinbox.relay.outages";
+  /** Gauge (WAL relay): WAL the server keeps beyond the slot's confirmed position, in bytes. */
+  public static final String RELAY_SLOT_LAG_BYTES = "twinbox.relay.slot.lag.bytes";
+  /** Time gauge (WAL relay): age of the oldest received transaction not yet confirmed. */
+  public static final String RELAY_SLOT_LAG = "twinbox.relay.slot.lag";
+  /** Gauge (WAL relay): the slot's confirmed position, as a 64-bit LSN. */
+  public static final String RELAY_SLOT_CONFIRMED_LSN = "twinbox.relay.slot.confirmed.lsn";
+  /** Time gauge (WAL relay): time since the confirmed position last moved forward. */
+  public static final String RELAY_SLOT_SINCE_CONFIRM = "twinbox.relay.slot.since.confirm";
+  /**
+   * Gauge (WAL relay): 1 once the replication slot was lost (invalidated or dropped) and the relay
+   * stopped streaming, 0 while it streams; no value before the first slot status.
+   */
+  public static final String RELAY_SLOT_LOST = "twinbox.relay.slot.lost";
   /** Counter, tags {@code consumer}, {@code outcome=processed|duplicate|parked}. */
   public static final String INBOX_MESSAGES = "twinbox.inbox.messages";
+  /**
+   * Counter, tag {@code consumer}: parks the database refused (unreachable, or not even the
+   * minimal row stored). Each is retried; meanwhile the message's partition or queue waits.
+   */
+  public static final String INBOX_PARK_FAILURES = "twinbox.inbox.park.failures";
+  /**
+   * Gauge, tag {@code consumer} ({@link ParkedMetrics}): parked messages waiting for an operator or
+   * a replay (states {@code PARKED} and {@code REPLAYING}).
+   */
+  public static final String INBOX_PARKED = "twinbox.inbox.parked";
+  /** Time gauge, tag {@code consumer}: age of the oldest of those, on the database clock (0 when none). */
+  public static final String INBOX_PARKED_OLDEST_AGE = "twinbox.inbox.parked.oldest.age";
+  /**
+   * Timer, tags {@code consumer}, {@code since=received|event} (R18): from the consumer's receipt of
+   * a message ({@code received}) or from the event's own {@code time} ({@code event}, end to end,
+   * across the producer's and consumer's clocks) to the commit of the transaction that brought it to
+   * its end.
+   */
+  public static final String INBOX_COMMIT_LATENCY = "twinbox.inbox.commit.latency";
 }

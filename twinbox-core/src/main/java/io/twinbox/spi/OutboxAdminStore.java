@@ -1,5 +1,6 @@
 package io.twinbox.spi;
 
+import io.twinbox.HeldAggregate;
 import io.twinbox.OutboxStatus;
 import io.twinbox.StoredEvent;
 import java.time.Duration;
@@ -20,6 +21,32 @@ public interface OutboxAdminStore {
    */
   List<StoredEvent> troubled(String type, String aggregateType, String aggregateId, int limit);
 
+  /**
+   * The held aggregates, the one whose holding event has the lowest position first, optionally of
+   * one aggregate type ({@code null} = any): for each, its earliest FAILED or retrying event.
+   * Default: unsupported, for stores written before held aggregates could be listed.
+   */
+  default List<HeldAggregate> heldAggregates(String aggregateType, int limit) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot list held aggregates");
+  }
+
+  /**
+   * One page of PENDING rows (retrying ones included) in position order, after {@code
+   * query.afterPosition()}. Default: unsupported, for stores written before pending events could be
+   * browsed.
+   */
+  default List<StoredEvent> pending(PendingQuery query) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot list pending events");
+  }
+
+  /**
+   * How many PUBLISHED rows are older than {@code age} — what {@link #purgePublished} would delete
+   * in total. Default: unsupported, for stores written before the count existed.
+   */
+  default long countPublished(Duration age) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot count published events");
+  }
+
   /** Puts FAILED rows back to PENDING with attempts reset, due now. Returns the rows changed. */
   int retry(EventSelector selector);
 
@@ -28,6 +55,25 @@ public interface OutboxAdminStore {
 
   /** Deletes up to {@code limit} PUBLISHED rows older than {@code age} (MARK mode retention). */
   int purgePublished(Duration age, int limit);
+
+  /**
+   * Deletes up to {@code limit} entries older than {@code age} from the ledger of caller-chosen
+   * message ids (the ids a writer supplied itself instead of letting one be generated; the ledger
+   * refuses a reused one even after its event was published and deleted). After the purge such an
+   * id can be used again. Default: nothing to purge (a store without a ledger).
+   */
+  default int purgeSuppliedIds(Duration age, int limit) {
+    return 0;
+  }
+
+  /**
+   * The parked-message side of the same database, when this store has one: {@link
+   * io.twinbox.TwinboxAdmin#of(OutboxAdminStore)} uses it for the parked-message operations.
+   * Default: none.
+   */
+  default java.util.Optional<InboxAdminStore> inboxAdmin() {
+    return java.util.Optional.empty();
+  }
 
   /** Which FAILED rows an operation applies to: one id, one aggregate, or all. */
   record EventSelector(UUID id, String aggregateType, String aggregateId, boolean all) {
@@ -41,6 +87,20 @@ public interface OutboxAdminStore {
 
     public static EventSelector allFailed() {
       return new EventSelector(null, null, null, true);
+    }
+  }
+
+  /**
+   * Which PENDING rows to list: exact type, aggregate type and aggregate id ({@code null} = any),
+   * written at least {@code olderThan} ago ({@link Duration#ZERO} = any age), with a position
+   * greater than {@code afterPosition} (0 = from the start; the last listed position for the next
+   * page), at most {@code limit} rows.
+   */
+  record PendingQuery(String type, String aggregateType, String aggregateId, Duration olderThan,
+      long afterPosition, int limit) {
+    /** Every pending row, the first {@code limit}. */
+    public static PendingQuery first(int limit) {
+      return new PendingQuery(null, null, null, Duration.ZERO, 0, limit);
     }
   }
 }

@@ -7,7 +7,8 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * A stored outbox event as the relay reads it and hands it to a {@link Transport}.
+ * A stored outbox event as the relay reads it and hands it to a {@link Transport}: the decoded
+ * kind of {@link ClaimedRow}.
  *
  * @param position the row's position in the outbox (insertion order, not commit order)
  * @param aggregateId {@code null} for an unordered event
@@ -32,7 +33,7 @@ public record OutboxMessage(
     Instant occurredAt,
     Instant createdAt,
     int attempts,
-    String source) {
+    String source) implements ClaimedRow {
 
   /** The key that orders events: the aggregate id, or the message id for unordered events. */
   public String key() {

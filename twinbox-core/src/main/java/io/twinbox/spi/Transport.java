@@ -1,5 +1,6 @@
 package io.twinbox.spi;
 
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -22,6 +23,15 @@ public interface Transport extends AutoCloseable {
 
   /** Pushes out anything buffered; called after each wave of sends. */
   default void flush() {}
+
+  /**
+   * The publisher of this transport's dead letters, to destinations derived from this transport's
+   * own (each transport documents its names), on the same connection; empty when the transport
+   * has none. A relay with dead letters enabled uses it unless it is given another one.
+   */
+  default Optional<DeadLetterTransport> deadLetters() {
+    return Optional.empty();
+  }
 
   @Override
   void close();

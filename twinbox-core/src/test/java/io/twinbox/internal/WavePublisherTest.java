@@ -15,10 +15,16 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class WavePublisherTest {
   private static long position;
+  /** Leases that stay usable for the whole test. */
+  private static final WavePublisher.Leases HELD = p -> System.nanoTime() + Duration.ofHours(1).toNanos();
 
   static OutboxMessage msg(String agg, long seq) {
     return new OutboxMessage(++position, UUID.randomUUID(), "Order", agg, seq, 0, "T", 1, "{}", Map.of(),
@@ -26,7 +32,7 @@ class WavePublisherTest {
   }
 
   /** Answers per message from a script; records sends. */
-  static final class Scripted implements Transport {
+  static class Scripted implements Transport {
     final List<OutboxMessage> sent = new CopyOnWriteArrayList<>();
     final Map<Long, PublishOutcome> script;
 
@@ -65,7 +71,7 @@ class WavePublisherTest {
     Scripted t = new Scripted(Map.of(a1.position(), PublishOutcome.retry("boom")));
     RetryPolicy policy = RetryPolicy.builder().maxAttempts(1).build();
     WavePublisher.Result r = new WavePublisher(t, policy, Duration.ofSeconds(5), "/src")
-        .publish(List.of(a1, b1, a2, b2, c1), p -> true);
+        .publish(List.of(a1, b1, a2, b2, c1), HELD);
     assertThat(r.published()).containsExactly(b1, c1, b2);
     assertThat(t.sent).doesNotContain(a2);
     assertThat(r.failed()).singleElement().satisfies(f -> {
@@ -76,7 +82,7 @@ class WavePublisherTest {
 
     Scripted down = new Scripted(Map.of(b1.position(), PublishOutcome.unavailable("broker gone")));
     WavePublisher.Result r2 = new WavePublisher(down, RetryPolicy.ofDefaults(), Duration.ofSeconds(5), "/src")
-        .publish(List.of(a1, b1, a2, b2), p -> true);
+        .publish(List.of(a1, b1, a2, b2), HELD);
     assertThat(r2.outage()).contains("broker gone");
     assertThat(r2.published()).containsExactly(a1);
     assertThat(down.sent).containsExactly(a1, b1); // the second wave is never sent
@@ -86,13 +92,105 @@ class WavePublisherTest {
   @Test
   void aLapsedLeaseStopsPublishingItsPartitionBeforeTheNextWave() throws Exception {
     OutboxMessage a1 = msg("a", 1), a2 = msg("a", 2);
-    Scripted t = new Scripted(Map.of());
-    List<Boolean> answers = new ArrayList<>(List.of(true, false));
+    AtomicLong until = new AtomicLong(System.nanoTime() + Duration.ofHours(1).toNanos());
+    Scripted t = new Scripted(Map.of()) {
+      @Override
+      public CompletableFuture<PublishOutcome> send(OutboxMessage m) {
+        until.set(System.nanoTime() - 1); // the lease lapses while the first wave is out
+        return super.send(m);
+      }
+    };
     WavePublisher.Result r = new WavePublisher(t, RetryPolicy.ofDefaults(), Duration.ofSeconds(5), "/src")
-        .publish(List.of(a1, a2), p -> answers.remove(0));
-    assertThat(r.published()).containsExactly(a1);
+        .publish(List.of(a1, a2), p -> until.get());
+    assertThat(r.published()).containsExactly(a1); // acknowledged at once, before the wait began
     assertThat(r.skipped()).isEqualTo(1);
     assertThat(Set.copyOf(t.sent)).containsExactly(a1);
+  }
+
+  /** Acknowledges each send after its own delay, like a slow broker. */
+  static final class Slow implements Transport, AutoCloseable {
+    final Map<OutboxMessage, CompletableFuture<PublishOutcome>> acks = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<OutboxMessage, Duration> delays;
+    private final ScheduledExecutorService broker = Executors.newSingleThreadScheduledExecutor();
+
+    Slow(Map<OutboxMessage, Duration> delays) {
+      this.delays = delays;
+    }
+
+    @Override
+    public String name() {
+      return "slow";
+    }
+
+    @Override
+    public CompletableFuture<PublishOutcome> send(OutboxMessage m) {
+      CompletableFuture<PublishOutcome> f = new CompletableFuture<>();
+      acks.put(m, f);
+      broker.schedule(() -> f.complete(PublishOutcome.acked()), delays.get(m).toNanos(), TimeUnit.NANOSECONDS);
+      return f;
+    }
+
+    @Override
+    public void close() {
+      broker.shutdownNow();
+    }
+  }
+
+  /**
+   * Issue 22 (Low): the publish timeout (30 s by default) is longer than a lease (10 s). A wave
+   * whose partition's lease runs out (renewals failing) must stop waiting then and treat the
+   * unanswered message as ambiguous: a successor may already be publishing the same aggregate.
+   */
+  @Test
+  void anAckArrivingAfterTheLeaseRanOutIsAmbiguousNotPublished() throws Exception {
+    OutboxMessage a1 = msg("a", 1), b1 = msg("b", 1);
+    long leaseEnd = System.nanoTime() + Duration.ofMillis(300).toNanos(); // never renewed
+    // b1 is acknowledged at once; a1 only after the lease has run out, yet within publishTimeout.
+    try (Slow slow = new Slow(Map.of(a1, Duration.ofSeconds(3), b1, Duration.ZERO))) {
+      WavePublisher.Result r = new WavePublisher(slow, RetryPolicy.ofDefaults(), Duration.ofSeconds(30), "/src")
+          .publish(List.of(a1, b1), p -> leaseEnd);
+
+      assertThat(slow.acks.get(a1)).as("a1's late ack was not waited for").isNotDone();
+      assertThat(r.published()).containsExactly(b1);
+      assertThat(r.failed()).as("no attempt used").isEmpty();
+      assertThat(r.outage()).contains("before the lease of partition 0 ran out");
+    }
+  }
+
+  /**
+   * A relay paused in the middle of a wave (SIGSTOP, a long GC) wakes after its lease ran out: it must
+   * not send the rest of the wave (WalRelayFailoverTest saw a thawed streamer send 13 more). Here the
+   * first send takes the lease past its end, as such a pause would.
+   */
+  @Test
+  void aLeaseThatRunsOutInTheMiddleOfAWaveSendsNoMoreOfIt() throws Exception {
+    OutboxMessage a1 = msg("a", 1), b1 = msg("b", 1), c1 = msg("c", 1);
+    long[] leaseEnd = {System.nanoTime() + Duration.ofHours(1).toNanos()};
+    Scripted paused = new Scripted(Map.of()) {
+      @Override
+      public CompletableFuture<PublishOutcome> send(OutboxMessage m) {
+        leaseEnd[0] = System.nanoTime() - 1; // the pause: the lease ran out while this send went on
+        return super.send(m);
+      }
+    };
+    WavePublisher.Result r = new WavePublisher(paused, RetryPolicy.ofDefaults(), Duration.ofSeconds(30), "/src")
+        .publish(List.of(a1, b1, c1), p -> leaseEnd[0]);
+
+    assertThat(paused.sent).as("nothing sent after the lease ran out").containsExactly(a1);
+    assertThat(r.failed()).as("no attempt used").isEmpty();
+    assertThat(r.outage()).contains("ran out");
+  }
+
+  @Test
+  void aLeaseRenewedWhileTheWaveWaitsKeepsTheWaitGoing() throws Exception {
+    OutboxMessage a1 = msg("a", 1);
+    try (Slow slow = new Slow(Map.of(a1, Duration.ofMillis(600)))) {
+      // Each renewal moves the end on: it is always 100 ms away and never reached.
+      WavePublisher.Result r = new WavePublisher(slow, RetryPolicy.ofDefaults(), Duration.ofSeconds(30), "/src")
+          .publish(List.of(a1), p -> System.nanoTime() + Duration.ofMillis(100).toNanos());
+      assertThat(r.published()).containsExactly(a1);
+      assertThat(r.outage()).isNull();
+    }
   }
 
   @Test
@@ -113,7 +211,7 @@ class WavePublisherTest {
       public void close() {}
     };
     WavePublisher.Result r = new WavePublisher(silent, RetryPolicy.ofDefaults(), Duration.ofMillis(100), "/src")
-        .publish(List.of(a1), p -> true);
+        .publish(List.of(a1), HELD);
     assertThat(r.outage()).contains("no broker acknowledgement");
     assertThat(r.failed()).isEmpty();
   }

@@ -66,6 +66,8 @@ class AlertRulesTest {
     inbox.bindTo(registry);
     inbox.parked(new InboxMessage("m", "T", 1, null, null, null, 0, "{}", Map.of(), null, null, null, null, null), "x");
     OutboxMetrics.of(FIXED).bindTo(registry);
+    io.twinbox.testing.InMemoryStore store = io.twinbox.testing.InMemoryStore.create();
+    ParkedMetrics.of(io.twinbox.TwinboxAdmin.of(store), "c").bindTo(registry);
     Set<String> names = new TreeSet<>();
     for (String line : registry.scrape().split("\n")) {
       if (!line.startsWith("#") && !line.isBlank()) {
@@ -79,13 +81,15 @@ class AlertRulesTest {
   void everyMetricTheRulesUseIsExported() throws IOException {
     Set<String> exported = exportedNames();
     assertThat(exported).contains("twinbox_outbox_pending", "twinbox_outbox_oldest_age_seconds",
-        "twinbox_relay_publish_total", "twinbox_inbox_messages_total");
+        "twinbox_relay_publish_total", "twinbox_inbox_messages_total", "twinbox_relay_slot_lag_bytes",
+        "twinbox_relay_slot_lag_seconds", "twinbox_relay_slot_lost", "twinbox_inbox_parked",
+        "twinbox_inbox_parked_oldest_age_seconds");
     Matcher m = Pattern.compile("twinbox_[a-z_]+").matcher(Files.readString(RULES, StandardCharsets.UTF_8));
     Set<String> used = new TreeSet<>();
     while (m.find()) {
       used.add(m.group());
     }
-    assertThat(used).hasSize(5);
+    assertThat(used).hasSize(12);
     assertThat(exported).containsAll(used);
   }
 
@@ -99,7 +103,7 @@ class AlertRulesTest {
       System.err.println("SKIPPED: " + why);
       Assumptions.abort(why);
     }
-    assertThat(run("promtool", "check", "rules", RULES.toString())).contains("SUCCESS: 6 rules found");
+    assertThat(run("promtool", "check", "rules", RULES.toString())).contains("SUCCESS: 10 rules found");
     assertThat(run("promtool", "test", "rules", RULE_TESTS.toString())).contains("SUCCESS");
   }
 

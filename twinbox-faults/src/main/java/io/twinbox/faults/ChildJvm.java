@@ -127,6 +127,11 @@ final class ChildJvm {
     return ChildProcess.tail(log, lines);
   }
 
+  /** Every line of the log (all starts). */
+  List<String> lines() {
+    return List.of(text().split("\n"));
+  }
+
   private String text() {
     try {
       return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";

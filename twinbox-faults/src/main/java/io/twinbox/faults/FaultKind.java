@@ -46,7 +46,16 @@ public enum FaultKind {
   /** C3: 500 ms on every relay ↔ broker chunk for 3 s. */
   LINK_LATENCY,
   /** C4: publishes reach the broker, its acknowledgements are lost (ambiguous outcome). */
-  LINK_DROP_ACK;
+  LINK_DROP_ACK,
+  /**
+   * G4 (WAL relay rows only): both relays {@code kill -9}, the replication slot dropped while they
+   * are down, both started again (each start creates a new slot; the table's rows go out through
+   * the sweep).
+   */
+  SLOT_DROP;
+
+  /** The faults that only make sense with the WAL relay ({@link Scenario#walRelay()}). */
+  public static final Set<FaultKind> WAL_ONLY = EnumSet.of(SLOT_DROP);
 
   /** The faults on the relay ↔ broker link. */
   public static final Set<FaultKind> LINK = EnumSet.of(LINK_RESET, LINK_BLACKHOLE, LINK_LATENCY, LINK_DROP_ACK);

@@ -44,6 +44,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class FaultRun implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FaultRun.class);
+  /**
+   * The relays' lease TTL: short, so that the relay faults (kill, SIGSTOP, cut-off) are followed by a
+   * take-over within seconds. Renewed every ttl/3 (667 ms), usable for 0.8 ttl (1.6 s) after a
+   * renewal was sent: a relay process or its database path that stands still for 1.33 s or more
+   * can lose a lease, and for 2.67 s or more loses it while the other relay runs. The other relay
+   * then fences its in-flight completion and publishes those messages again (dup deliveries) —
+   * configured behaviour, also in rows without faults on a loaded machine; {@link RelayStalls}
+   * puts the stalls next to the fenced figure.
+   */
   private static final Duration TTL = Duration.ofSeconds(2);
   private static final Duration START = Duration.ofSeconds(90);
   private static final int AGGREGATES = 200;
@@ -125,7 +134,8 @@ public final class FaultRun implements AutoCloseable {
       journals.add(journal);
       relays.add(new ChildJvm("relay-" + i, dir, RelayMain.class.getName(), List.of(relayUrl,
           producerDb.user(), producerDb.password(), relayTransport, "relay-" + i,
-          Long.toString(TTL.toMillis()), journal.toString()), RelayMain.STARTED));
+          Long.toString(TTL.toMillis()), journal.toString(), scenario.walRelay() ? "wal" : "polling"),
+          RelayMain.STARTED));
       consumers.add(new ChildJvm("consumer-" + i, dir, ConsumerMain.class.getName(), List.of(
           consumerDb.jdbcUrl(), consumerDb.user(), consumerDb.password(), destination.consumerSpec(),
           "faults-consumer", "consumer-" + i), ConsumerMain.STARTED));
@@ -175,10 +185,13 @@ public final class FaultRun implements AutoCloseable {
     drain();
     long drainMs = (System.nanoTime() - written) / 1_000_000;
     long fenced = 0;
+    List<String> relayLines = new ArrayList<>();
     for (ChildJvm relay : relays) {
       relay.terminate();
       fenced += fencedOf(relay);
+      relayLines.addAll(relay.lines());
     }
+    RelayStalls stalls = RelayStalls.of(relayLines);
     for (ChildJvm consumer : consumers) {
       consumer.terminate();
     }
@@ -188,7 +201,7 @@ public final class FaultRun implements AutoCloseable {
           + producer.tail(20));
     }
     ScenarioResult result = new ScenarioResult(scenario, broker.name(), storeKind, events, seed, verdict,
-        nemesis.applied(), fenced, drainMs, (System.nanoTime() - started) / 1_000_000);
+        nemesis.applied(), fenced, stalls, drainMs, (System.nanoTime() - started) / 1_000_000);
     Files.writeString(dir.resolve("nemesis.txt"), String.join("\n", nemesis.log()) + "\n");
     Files.writeString(dir.resolve("verdict.txt"), verdict.describe(20) + "\n");
     String through = "relay<->db proxy: " + proxy.stats() + (link == null ? "" : "; relay<->broker link: " + link.stats());
@@ -268,6 +281,29 @@ public final class FaultRun implements AutoCloseable {
   void restart(ChildJvm child) {
     child.launch();
     child.awaitStarted(START);
+  }
+
+  /**
+   * FAULTS G4: drops the WAL relays' slot (they are down; a walsender of a killed one may linger a
+   * moment). Returns how long it took to get it.
+   */
+  long dropSlot() {
+    JdbcStore store = JdbcStore.builder(producerDb.dataSource()).build();
+    long t0 = System.nanoTime();
+    while (true) {
+      try {
+        if (!store.dropWalSlot(RelayMain.WAL_SLOT)) {
+          throw new IllegalStateException("no slot " + RelayMain.WAL_SLOT + " to drop");
+        }
+        return (System.nanoTime() - t0) / 1_000_000;
+      } catch (io.twinbox.ChangeFeedException e) {
+        if (e.problem() != io.twinbox.ChangeFeedException.Problem.SLOT_IN_USE
+            || System.nanoTime() - t0 > Duration.ofSeconds(30).toNanos()) {
+          throw e;
+        }
+        ChildJvm.sleep(50);
+      }
+    }
   }
 
   int terminateRelaySessions() {

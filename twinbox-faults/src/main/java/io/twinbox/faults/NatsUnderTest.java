@@ -12,6 +12,7 @@ import io.nats.client.api.StreamConfiguration;
 import io.twinbox.InboxMessage;
 import io.twinbox.nats.NatsStreams;
 import io.twinbox.nats.internal.NatsCloudEvents;
+import io.twinbox.spi.WireEvents;
 import io.twinbox.testkit.Delivery;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -148,7 +149,7 @@ public final class NatsUnderTest implements BrokerUnderTest {
 
   /** A Twinbox event from a stored JetStream message, or null when it is none. */
   static Delivery toDelivery(String stream, Message m) {
-    NatsCloudEvents.Decoded d = NatsCloudEvents.decode(m);
+    WireEvents.Read d = NatsCloudEvents.decode(m);
     InboxMessage im = d.message();
     if (d.failure() != null || im == null) {
       return null;

@@ -75,6 +75,17 @@ final class Nemesis {
   private String apply(FaultKind kind) {
     Duration ttl = run.leaseTtl();
     switch (kind) {
+      case SLOT_DROP -> {
+        for (ChildJvm relay : run.relays()) {
+          relay.kill9();
+        }
+        long ms = run.dropSlot();
+        ChildJvm.sleep(200 + random.nextInt(800));
+        for (ChildJvm relay : run.relays()) {
+          run.restart(relay);
+        }
+        return "both relays killed, slot dropped (" + ms + "ms), relays restarted";
+      }
       case RELAY_KILL -> {
         ChildJvm relay = pick(run.relays());
         relay.kill9();

@@ -25,9 +25,18 @@ final class PrivatePostgresStore implements ProducerStore {
     this.pool = pool;
   }
 
-  /** initdb, start, create the database; the cluster lives in {@code <dir>/pg}. */
-  static PrivatePostgresStore start(Path dir) {
-    PrivatePostgresCluster cluster = PrivatePostgresCluster.builder()
+  /**
+   * initdb, start, create the database; the cluster lives in {@code <dir>/pg}.
+   *
+   * @param logical {@code wal_level=logical} for the WAL relay's rows (FAULTS G)
+   */
+  static PrivatePostgresStore start(Path dir, boolean logical) {
+    PrivatePostgresCluster.Builder builder = PrivatePostgresCluster.builder();
+    if (logical) {
+      builder.setting("wal_level", "logical").setting("max_replication_slots", "6")
+          .setting("max_wal_senders", "6");
+    }
+    PrivatePostgresCluster cluster = builder
         .home(dir.resolve("pg"))
         .setting("fsync", "on")
         .setting("max_connections", "60")

@@ -23,7 +23,8 @@ interface ProducerStore extends AutoCloseable {
   /** Opens the store {@code kind} for {@code scenario}; {@code dir} is the run's folder. */
   static ProducerStore open(String kind, Scenario scenario, Path dir) {
     return switch (kind) {
-      case POSTGRESQL -> scenario.kinds().contains(FaultKind.DB_RESTART) ? PrivatePostgresStore.start(dir)
+      case POSTGRESQL -> scenario.walRelay() ? PrivatePostgresStore.start(dir, true)
+          : scenario.kinds().contains(FaultKind.DB_RESTART) ? PrivatePostgresStore.start(dir, false)
           : new SharedPostgresStore();
       case MARIADB -> new MariaDbStore();
       default -> throw new IllegalArgumentException("faults.store must be postgresql or mariadb, was '" + kind + "'");
@@ -38,6 +39,7 @@ interface ProducerStore extends AutoCloseable {
     Set<FaultKind> all = EnumSet.allOf(FaultKind.class);
     if (!kind.equals(POSTGRESQL)) {
       all.remove(FaultKind.DB_RESTART);
+      all.removeAll(FaultKind.WAL_ONLY);
     }
     return all;
   }

@@ -1,5 +1,6 @@
 package io.twinbox.faults;
 
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -15,17 +16,45 @@ import java.util.Set;
  * @param eachOnce apply every kind exactly once instead of drawing {@code faults}
  * @param rollbackRate share of transactions rolled back (A1)
  * @param poisonRate share of events written as poison (D4)
+ * @param walRelay the relays stream the outbox from PostgreSQL's WAL ({@code RelayMode.WAL}, the G
+ *     rows) on a private {@code wal_level=logical} cluster, instead of polling
  */
 public record Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
-    double rollbackRate, double poisonRate) {
+    double rollbackRate, double poisonRate, boolean walRelay) {
 
   static Scenario row(String id, String title, int faults, FaultKind... kinds) {
     Set<FaultKind> set = kinds.length == 0 ? EnumSet.noneOf(FaultKind.class) : EnumSet.of(kinds[0], kinds);
-    return new Scenario(id, title, set, faults, false, 0.10, 0.0);
+    return new Scenario(id, title, set, faults, false, 0.10, 0.0, false);
+  }
+
+  /** A row played with WAL relays (PostgreSQL only). */
+  static Scenario walRow(String id, String title, int faults, FaultKind... kinds) {
+    return new Scenario(id, title, EnumSet.of(kinds[0], kinds), faults, false, 0.10, 0.0, true);
+  }
+
+  /**
+   * A polling row played again with WAL relays (acceptance 8 of issue 15): same faults, the id
+   * {@code <row>-WAL}, the title prefixed with "WAL relay:".
+   */
+  static Scenario onWal(Scenario polling) {
+    return new Scenario(polling.id() + "-WAL", "WAL relay: " + polling.title(), polling.kinds(), polling.faults(),
+        polling.eachOnce(), polling.rollbackRate(), polling.poisonRate(), true);
   }
 
   /** The rows of the matrix the runner plays, in order. */
   public static List<Scenario> matrix() {
+    List<Scenario> polling = pollingRows();
+    List<Scenario> all = new ArrayList<>(polling);
+    polling.stream().filter(r -> WAL_RELAY_ROWS.contains(r.id())).map(Scenario::onWal).forEach(all::add);
+    all.add(walRow("G1", "WAL relay kill -9 between broker ack and confirmed LSN", 6, FaultKind.RELAY_KILL));
+    all.add(walRow("G4", "WAL relay: slot dropped while the relays are down", 2, FaultKind.SLOT_DROP));
+    return List.copyOf(all);
+  }
+
+  /** The relay rows that acceptance 8 of issue 15 plays again with WAL relays ({@code B1-WAL}, ...). */
+  static final Set<String> WAL_RELAY_ROWS = Set.of("B1", "B3", "B5", "B8", "B9", "C1", "D4", "E1");
+
+  private static List<Scenario> pollingRows() {
     return List.of(
         row("A1", "rollbacks (explicit and failing at COMMIT), no faults", 0),
         row("B1", "relay kill -9 (after claim / after ack)", 6, FaultKind.RELAY_KILL),
@@ -43,9 +72,9 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
         row("D1", "consumer kill -9 / SIGTERM / SIGSTOP", 8, FaultKind.CONSUMER_KILL,
             FaultKind.CONSUMER_TERM, FaultKind.CONSUMER_PAUSE),
         new Scenario("D4", "poison events and undecodable records", EnumSet.of(FaultKind.POISON_RECORD), 10,
-            false, 0.10, 0.01),
-        new Scenario("E1", "everything combined, random schedule", EnumSet.allOf(FaultKind.class), 20, false,
-            0.10, 0.005));
+            false, 0.10, 0.01, false),
+        new Scenario("E1", "everything combined, random schedule", EnumSet.complementOf(EnumSet.copyOf(
+            FaultKind.WAL_ONLY)), 20, false, 0.10, 0.005, false));
   }
 
   /**
@@ -53,8 +82,8 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
    * needs a private database cluster (rows B9 and E1).
    */
   public static Scenario smoke() {
-    return new Scenario("SMOKE", "every fault kind once", EnumSet.complementOf(EnumSet.of(FaultKind.DB_RESTART)), 0,
-        true, 0.10, 0.005);
+    return new Scenario("SMOKE", "every fault kind once",
+        EnumSet.complementOf(EnumSet.of(FaultKind.DB_RESTART, FaultKind.SLOT_DROP)), 0, true, 0.10, 0.005, false);
   }
 
   /**
@@ -66,7 +95,7 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
       throw new IllegalArgumentException("faults must be >= 1, was " + count);
     }
     return kinds.isEmpty() || eachOnce ? this
-        : new Scenario(id, title, kinds, count, false, rollbackRate, poisonRate);
+        : new Scenario(id, title, kinds, count, false, rollbackRate, poisonRate, walRelay);
   }
 
   /** How many faults the nemesis applies on a broker supporting {@code supported}. */
@@ -77,8 +106,14 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     return eachOnce ? playable.size() : playable.isEmpty() ? 0 : faults;
   }
 
-  /** False when the row has faults but none the broker supports: the row is not played there. */
-  public boolean playableOn(Set<FaultKind> supported) {
+  /**
+   * False when the row has faults but none the broker supports, or is a WAL row on a store that
+   * cannot stream (MariaDB): the row is not played there.
+   */
+  public boolean playableOn(Set<FaultKind> supported, String store) {
+    if (walRelay && !store.equals(ProducerStore.POSTGRESQL)) {
+      return false;
+    }
     return kinds.isEmpty() || faultCount(supported) > 0;
   }
 }

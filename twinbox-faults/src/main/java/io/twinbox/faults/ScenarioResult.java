@@ -13,20 +13,25 @@ import java.util.Map;
  * @param verdict the checker's verdict after the drain
  * @param faults faults applied, per kind
  * @param fenced completions the relays reported as fenced (lease lost)
+ * @param stalls the relays' longest process stall and renewals past the TTL (what explains fencing)
  * @param drainMs from the last write to the end of the drain
  * @param runtimeMs the whole scenario
  */
 public record ScenarioResult(Scenario scenario, String broker, String store, int events, long seed,
-    FaultVerdict verdict, Map<FaultKind, Integer> faults, long fenced, long drainMs, long runtimeMs) {
+    FaultVerdict verdict, Map<FaultKind, Integer> faults, long fenced, RelayStalls stalls, long drainMs,
+    long runtimeMs) {
 
   public int faultTotal() {
     return faults.values().stream().mapToInt(Integer::intValue).sum();
   }
 
-  /** {@code [B1 kafka/postgresql] seed=.. faults=.. <verdict line> fenced=.. drainMs=.. runtimeMs=.. OK}. */
+  /**
+   * {@code [B1 kafka/postgresql] seed=.. faults=.. <verdict line> fenced=.. relayStallMs=.. renewalsPastTtl=..
+   * drainMs=.. runtimeMs=.. OK}.
+   */
   public String line() {
     return "[" + scenario.id() + " " + broker + "/" + store + "] seed=" + seed + " faults=" + faultTotal() + " "
-        + verdict.line() + " fenced=" + fenced + " drainMs=" + drainMs + " runtimeMs=" + runtimeMs + " "
+        + verdict.line() + " fenced=" + fenced + " " + stalls.words() + " drainMs=" + drainMs + " runtimeMs=" + runtimeMs + " "
         + (verdict.ok() ? "OK" : "FAIL");
   }
 }

@@ -67,7 +67,7 @@ class FaultMatrixRun {
         for (Scenario row : Scenario.matrix()) {
           Scenario scenario = faults > 0 ? row.withFaults(faults) : row;
           if (!wanted.contains("all") && !wanted.contains(scenario.id())
-              || !scenario.playableOn(FaultRun.supported(broker, store))) {
+              || !scenario.playableOn(FaultRun.supported(broker, store), store)) {
             continue;
           }
           try (FaultRun run = new FaultRun(scenario, n, seed, broker, store, Path.of("target", "faults"), maxRate)) {

@@ -19,11 +19,24 @@ class ReportWriterTest {
     FaultVerdict clean = FaultChecker.check(new RunFacts(List.of(), List.of(), List.of(), Map.of(), Set.of(),
         Map.of(), Set.of(), Set.of(), 0));
     return new ScenarioResult(Scenario.matrix().get(row), broker, store, 100, seed, clean,
-        Map.of(FaultKind.RELAY_KILL, 3), 0, 10, 20);
+        Map.of(FaultKind.RELAY_KILL, 3), 0, new RelayStalls(0, 0), 10, 20);
   }
 
   private static final int B1 = 1;
   private static final int B3 = 2;
+
+  @Test
+  void aFencedFigureNamesTheRelayStallsThatExplainIt() throws Exception {
+    Path file = dir.resolve("FAULTS-REPORT.md");
+    ScenarioResult clean = result(B1, "kafka", "postgresql", 1);
+    ScenarioResult fenced = new ScenarioResult(clean.scenario(), "nats", "postgresql", 100, 1, clean.verdict(),
+        clean.faults(), 17, new RelayStalls(2950, 1), 10, 20);
+    ReportWriter.write(file, List.of(clean, fenced), List.of(), "cmd -Dfaults.seed=1 -Dfaults.brokers=kafka,nats");
+    String md = Files.readString(file);
+    assertThat(md).contains("| 17 (relay stall 2950 ms, 1 renewals past the TTL) |")
+        .contains("[B1 nats/postgresql] seed=1").contains("fenced=17 relayStallMs=2950 renewalsPastTtl=1")
+        .contains("| 0 | 10 | OK |").contains("stands still for 1.33 s or more");
+  }
 
   @Test
   void aSecondBrokerIsAddedAndARerunReplacesOnlyItsOwnRows() throws Exception {

@@ -16,7 +16,7 @@ import io.twinbox.kafka.KafkaPublisher;
 import io.twinbox.testkit.CheckResult;
 import io.twinbox.testkit.ExpectedEvent;
 import io.twinbox.testkit.KafkaBroker;
-import io.twinbox.testkit.RecordingTransport;
+import io.twinbox.testing.RecordingTransport;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;

@@ -10,7 +10,7 @@ import io.twinbox.RelayStats;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.testkit.CheckResult;
 import io.twinbox.testkit.KafkaBroker;
-import io.twinbox.testkit.RecordingTransport;
+import io.twinbox.testing.RecordingTransport;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -17,7 +17,7 @@ import io.twinbox.testkit.DeliveryChecker;
 import io.twinbox.testkit.ExpectedEvent;
 import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.KafkaDeliveryReader;
-import io.twinbox.testkit.RecordingTransport;
+import io.twinbox.testing.RecordingTransport;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -28,9 +28,16 @@ final class RelayProcesses implements AutoCloseable {
       "-Dorg.slf4j.simpleLogger.log.com.zaxxer.hikari=warn");
 
   private final Path dir;
+  private final String mainClass;
   private final List<Child> children = new ArrayList<>();
 
   RelayProcesses(String scenario) {
+    this(scenario, RelayProcess.class);
+  }
+
+  /** Relays started from {@code main} (taking {@link RelayProcess}'s arguments and printing its lines). */
+  RelayProcesses(String scenario, Class<?> main) {
+    this.mainClass = main.getName();
     this.dir = Path.of("target", "relay-logs", scenario).toAbsolutePath();
     try {
       Files.createDirectories(dir);
@@ -49,6 +56,11 @@ final class RelayProcesses implements AutoCloseable {
     return started;
   }
 
+  /** Launches one more relay JVM without waiting for it ({@link Child#awaitStarted()} does). */
+  Child launchOne(TestDb db, String bootstrap, String topic, Duration leaseTtl, String nodeId) {
+    return launch(db, bootstrap, topic, nodeId, leaseTtl);
+  }
+
   private Child launch(TestDb db, String bootstrap, String topic, String nodeId, Duration leaseTtl) {
     Path log = dir.resolve(nodeId + ".log");
     try {
@@ -56,7 +68,7 @@ final class RelayProcesses implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    Process p = ChildProcess.start(dir, log, JVM_OPTIONS, RelayProcess.class.getName(),
+    Process p = ChildProcess.start(dir, log, JVM_OPTIONS, mainClass,
         List.of(db.jdbcUrl(), db.user(), db.password(), bootstrap, topic, nodeId,
             Long.toString(leaseTtl.toMillis())));
     Child child = new Child(nodeId, p, log);
@@ -154,6 +166,28 @@ final class RelayProcesses implements AutoCloseable {
       return lastStats(RelayProcess.STATS);
     }
 
+    /** How many periodic stats lines the relay printed so far. */
+    int statsLines() {
+      int n = 0;
+      for (String line : logText().split("\n")) {
+        if (line.startsWith(RelayProcess.STATS + " ")) {
+          n++;
+        }
+      }
+      return n;
+    }
+
+    /** The counters of the {@code index}-th periodic stats line (0-based), or empty. */
+    Map<String, Long> statsLine(int index) {
+      int n = 0;
+      for (String line : logText().split("\n")) {
+        if (line.startsWith(RelayProcess.STATS + " ") && n++ == index) {
+          return parse(line, RelayProcess.STATS);
+        }
+      }
+      return Map.of();
+    }
+
     private Map<String, Long> lastStats(String prefix) {
       String found = null;
       for (String line : logText().split("\n")) {
@@ -161,6 +195,10 @@ final class RelayProcesses implements AutoCloseable {
           found = line;
         }
       }
+      return found == null ? new TreeMap<>() : parse(found, prefix);
+    }
+
+    private static Map<String, Long> parse(String found, String prefix) {
       Map<String, Long> stats = new TreeMap<>();
       if (found != null) {
         for (String kv : found.substring(prefix.length() + 1).trim().split(" ")) {

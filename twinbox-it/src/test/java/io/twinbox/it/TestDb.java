@@ -49,6 +49,11 @@ final class TestDb implements AutoCloseable {
     return new TestDb(db, db.dataSource(), db.jdbcUrl(), db.user(), db.password());
   }
 
+  /** A database made elsewhere (a private PostgreSQL cluster); closing it closes {@code database}. */
+  static TestDb of(AutoCloseable database, DataSource dataSource, String jdbcUrl, String user, String password) {
+    return new TestDb(database, dataSource, jdbcUrl, user, password);
+  }
+
   /** {@code n} times {@code twinbox.it.scale}, at least {@code min}. */
   static int scaled(int n, int min) {
     double scale = Double.parseDouble(System.getProperty("twinbox.it.scale", "1"));

@@ -1,14 +1,24 @@
 package io.twinbox.jdbc;
 
+import io.twinbox.ChangeFeedException;
 import io.twinbox.CompletionMode;
 import io.twinbox.DuplicateMessageIdException;
+import io.twinbox.HeldAggregate;
 import io.twinbox.OutboxStatus;
 import io.twinbox.StoreException;
 import io.twinbox.StoredEvent;
 import io.twinbox.jdbc.internal.Migrator;
 import io.twinbox.jdbc.internal.Transactions;
+import io.twinbox.jdbc.internal.wal.PostgresChangeFeeds;
+import io.twinbox.jdbc.internal.wal.ReplicationLogin;
+import io.twinbox.spi.ChangeFeed;
+import io.twinbox.spi.ChangeFeedStore;
+import io.twinbox.spi.ClaimedRow;
 import io.twinbox.spi.Completion;
+import io.twinbox.spi.DeadLetter;
 import io.twinbox.spi.FailedPublish;
+import io.twinbox.spi.ChangeFeedStore.TableGroup;
+import io.twinbox.spi.GroupKey;
 import io.twinbox.spi.OutboxAdminStore;
 import io.twinbox.spi.OutboxMessage;
 import io.twinbox.spi.OutboxStore;
@@ -17,11 +27,16 @@ import io.twinbox.spi.PreparedEvent;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
 /**
@@ -34,18 +49,24 @@ import javax.sql.DataSource;
  * store.migrate();                                           // optional: idempotent
  * }</pre>
  *
+ * <p>On PostgreSQL it is also a {@link ChangeFeedStore}: the WAL relay ({@code RelayMode.WAL}) streams
+ * the outbox's inserts through a logical replication slot; {@link #walSlots()} and {@link
+ * #dropWalSlot(String)} list and drop Twinbox's slots. On MariaDB the WAL relay is refused.
+ *
  * <p>Thread-safe.
  */
-public final class JdbcStore implements OutboxStore, OutboxAdminStore {
+public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFeedStore {
   /** Partitions in the schema shipped with this version (the lease table holds one row each). */
   public static final int PARTITIONS = 64;
 
   private final DataSource dataSource;
   private final SqlDialect dialect;
+  private final PostgresChangeFeeds feeds;
 
-  private JdbcStore(DataSource dataSource, SqlDialect dialect) {
+  private JdbcStore(DataSource dataSource, SqlDialect dialect, ReplicationLogin login) {
     this.dataSource = dataSource;
     this.dialect = dialect;
+    this.feeds = dialect instanceof PostgresDialect ? new PostgresChangeFeeds(dataSource, login, PARTITIONS) : null;
   }
 
   public static Builder builder(DataSource dataSource) {
@@ -67,10 +88,7 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
    * call from several instances at once (a database lock serialises them) and again later.
    */
   public void migrate() {
-    inTransaction("migrate the schema", c -> {
-      Migrator.migrate(c, dialect);
-      return null;
-    });
+    run("migrate the schema", c -> Migrator.migrate(c, dialect));
   }
 
   /**
@@ -85,10 +103,7 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
    * @throws StoreException when the statement fails (for example, missing privileges)
    */
   public void setCommitNotifications(boolean enabled) {
-    inTransaction("switch commit notifications", c -> {
-      dialect.setCommitNotifications(c, enabled);
-      return null;
-    });
+    run("switch commit notifications", c -> dialect.setCommitNotifications(c, enabled));
   }
 
   /** True when commit notifications are on (see {@link #setCommitNotifications(boolean)}). */
@@ -103,10 +118,7 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
 
   @Override
   public void verifySchema() {
-    inTransaction("verify the schema", c -> {
-      dialect.verifySchema(c, PARTITIONS);
-      return null;
-    });
+    run("verify the schema", c -> dialect.verifySchema(c, PARTITIONS));
   }
 
   @Override
@@ -143,6 +155,21 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
   }
 
   @Override
+  public Optional<Instant> register(String nodeId, String instance, Duration ttl) {
+    return inTransaction("register the relay node", c -> dialect.registerNode(c, nodeId, instance, ttl));
+  }
+
+  @Override
+  public int heartbeat(String nodeId, String instance, Duration ttl) {
+    return inTransaction("record the relay heartbeat", c -> dialect.heartbeat(c, nodeId, instance, ttl));
+  }
+
+  @Override
+  public void leave(String nodeId, String instance) {
+    run("remove the relay node", c -> dialect.leave(c, nodeId, instance));
+  }
+
+  @Override
   public List<PartitionLease> acquire(String nodeId, int max, Duration ttl) {
     return inTransaction("acquire partition leases", c -> dialect.acquire(c, nodeId, max, ttl));
   }
@@ -154,22 +181,16 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
 
   @Override
   public void release(String nodeId, Collection<PartitionLease> leases) {
-    inTransaction("release partition leases", c -> {
-      dialect.release(c, nodeId, leases);
-      return null;
-    });
+    run("release partition leases", c -> dialect.release(c, nodeId, leases));
   }
 
   @Override
   public void leave(String nodeId) {
-    inTransaction("remove the relay node", c -> {
-      dialect.leave(c, nodeId);
-      return null;
-    });
+    run("remove the relay node", c -> dialect.leave(c, nodeId));
   }
 
   @Override
-  public List<OutboxMessage> claim(String nodeId, Collection<PartitionLease> leases, int limit) {
+  public List<ClaimedRow> claim(String nodeId, Collection<PartitionLease> leases, int limit) {
     return inTransaction("claim pending events", c -> {
       dialect.prepareClaim(c);
       return dialect.claim(c, nodeId, leases, limit);
@@ -186,6 +207,22 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
         c -> dialect.complete(c, nodeId, leases, published, failed, mode));
   }
 
+  /** Dead letters need schema script {@code V8__dead_letters} (PostgreSQL) / {@code V7__dead_letters} (MariaDB). */
+  @Override
+  public boolean supportsDeadLetters() {
+    return true;
+  }
+
+  @Override
+  public List<DeadLetter> claimDeadLetters(String nodeId, Collection<PartitionLease> leases, int limit) {
+    return inTransaction("claim dead letters", c -> dialect.deadLetters().claim(c, nodeId, leases, limit));
+  }
+
+  @Override
+  public int deadLettersSent(Collection<Long> positions) {
+    return inTransaction("mark dead letters sent", c -> dialect.deadLetters().sent(c, positions));
+  }
+
   @Override
   public OutboxStatus status() {
     return inTransaction("read the outbox status", c -> dialect.admin().status(c, PARTITIONS));
@@ -194,6 +231,21 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
   @Override
   public List<StoredEvent> troubled(String type, String aggregateType, String aggregateId, int limit) {
     return inTransaction("list failed events", c -> dialect.admin().troubled(c, type, aggregateType, aggregateId, limit));
+  }
+
+  @Override
+  public List<HeldAggregate> heldAggregates(String aggregateType, int limit) {
+    return inTransaction("list held aggregates", c -> dialect.admin().heldAggregates(c, aggregateType, limit));
+  }
+
+  @Override
+  public List<StoredEvent> pending(PendingQuery query) {
+    return inTransaction("list pending events", c -> dialect.admin().pending(c, query));
+  }
+
+  @Override
+  public long countPublished(Duration age) {
+    return inTransaction("count published events", c -> dialect.admin().countPublished(c, age));
   }
 
   @Override
@@ -212,8 +264,96 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
   }
 
   @Override
+  public int purgeSuppliedIds(Duration age, int limit) {
+    return inTransaction("purge the supplied-id ledger", c -> dialect.admin().purgeSuppliedIds(c, age, limit));
+  }
+
+  /** The parked messages of this database: a {@link JdbcInboxStore} on it. */
+  @Override
+  public Optional<io.twinbox.spi.InboxAdminStore> inboxAdmin() {
+    return Optional.of(JdbcInboxStore.of(this));
+  }
+
+  @Override
   public AutoCloseable onWrite(Runnable callback) {
     return dialect.listen(dataSource, callback);
+  }
+
+  @Override
+  public Optional<String> changeFeedUnsupported() {
+    return feeds != null ? Optional.empty()
+        : Optional.of("the " + dialect.name() + " store has no change feed (MariaDB's binlog is not supported yet).");
+  }
+
+  @Override
+  public String defaultFeedName() {
+    return feeds().defaultName();
+  }
+
+  @Override
+  public void prepareChangeFeed(String name) {
+    feeds().prepare(name);
+  }
+
+  @Override
+  public ChangeFeed openChangeFeed(String name, BooleanSupplier mayConfirm, int maxBufferedChanges) {
+    return feeds().open(name, mayConfirm, maxBufferedChanges);
+  }
+
+  @Override
+  public Map<GroupKey, TableGroup> groupsInTable() {
+    return feeds().groupsInTable();
+  }
+
+  @Override
+  public Set<GroupKey> heldGroups(Collection<GroupKey> groups) {
+    return groups.isEmpty() ? Set.of() : feeds().heldGroups(groups);
+  }
+
+  @Override
+  public Set<Long> inProgress(Collection<Long> xids) {
+    return xids.isEmpty() ? Set.of() : feeds().inProgress(xids);
+  }
+
+  @Override
+  public long currentPosition() {
+    return feeds().currentPosition();
+  }
+
+  /**
+   * Twinbox's replication slots on this PostgreSQL server — logical {@code pgoutput} slots whose
+   * name starts with {@code twinbox} — with their lag. Empty on a server without any.
+   *
+   * @throws ChangeFeedException ({@code UNSUPPORTED}) on MariaDB
+   */
+  public List<WalSlot> walSlots() {
+    return feeds().slots();
+  }
+
+  /**
+   * Drops one of Twinbox's slots and, in this database, its publication: the server stops keeping
+   * WAL for it. Events not yet published stay in the outbox table; a polling relay (or a WAL relay,
+   * which creates a new slot) publishes them. Returns false when there was no such slot.
+   *
+   * @throws ChangeFeedException ({@code SLOT_IN_USE}) while a relay streams it: stop the relays first
+   * @throws IllegalArgumentException when the name does not start with {@code twinbox}
+   */
+  public boolean dropWalSlot(String name) {
+    return feeds().drop(Objects.requireNonNull(name, "name cannot be null"));
+  }
+
+  private PostgresChangeFeeds feeds() {
+    if (feeds == null) {
+      throw new ChangeFeedException(ChangeFeedException.Problem.UNSUPPORTED, changeFeedUnsupported().orElseThrow());
+    }
+    return feeds;
+  }
+
+  private void run(String what, Transactions.SqlAction work) {
+    inTransaction(what, c -> {
+      work.run(c);
+      return null;
+    });
   }
 
   private <T> T inTransaction(String what, Transactions.SqlWork<T> work) {
@@ -227,6 +367,7 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
   public static final class Builder {
     private final DataSource dataSource;
     private SqlDialect dialect;
+    private ReplicationLogin login = ReplicationLogin.fromDataSource();
 
     Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource cannot be null");
@@ -239,6 +380,21 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
     }
 
     /**
+     * The login of the WAL relay's replication connection (PostgreSQL): a pool cannot hand out such
+     * a connection, it is opened with {@code replication=database}. Default: the URL and user of the
+     * data source's connections, without a password — enough for trust, peer or certificate logins,
+     * or a password inside the URL. The password is never logged or shown.
+     */
+    public Builder replicationLogin(String jdbcUrl, String user, String password) {
+      Objects.requireNonNull(jdbcUrl, "jdbcUrl cannot be null");
+      if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
+        throw new IllegalArgumentException("replicationLogin needs a jdbc:postgresql: URL");
+      }
+      this.login = ReplicationLogin.of(jdbcUrl, user, password);
+      return this;
+    }
+
+    /**
      * Connects once: detects the dialect unless one was given, and checks the server's version
      * (PostgreSQL 12+, MariaDB 10.6+), failing with a clear message otherwise.
      */
@@ -246,9 +402,10 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore {
       try (Connection c = dataSource.getConnection()) {
         SqlDialect d = dialect != null ? dialect : detect(c);
         d.checkVersion(c);
-        return new JdbcStore(dataSource, d);
+        return new JdbcStore(dataSource, d, login);
       } catch (SQLException e) {
-        throw new StoreException("could not connect to check the database (SQLSTATE " + e.getSQLState() + ")", e);
+        throw new StoreException("could not connect to check the database (SQLSTATE " + Transactions.sqlState(e) + ")",
+            e);
       }
     }
 

@@ -1,13 +1,18 @@
 package io.twinbox.jdbc;
 
 import io.twinbox.CompletionMode;
-import io.twinbox.InboxMessage;
-import io.twinbox.SchemaNotMigratedException;
-import io.twinbox.internal.Reasons;
+import io.twinbox.spi.ParkedRow;
+import io.twinbox.spi.StoreRules;
 import io.twinbox.jdbc.internal.AdminSql;
-import io.twinbox.jdbc.internal.ParkBinding;
+import io.twinbox.jdbc.internal.DeadLetterSql;
+import io.twinbox.jdbc.internal.InboxOrderSql;
+import io.twinbox.jdbc.internal.InboxSql;
+import io.twinbox.jdbc.internal.NodeSql;
+import io.twinbox.jdbc.internal.ParkedSql;
 import io.twinbox.jdbc.internal.Rows;
+import io.twinbox.jdbc.internal.SchemaCheck;
 import io.twinbox.jdbc.internal.ScriptSplitter;
+import io.twinbox.spi.ClaimedRow;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
 import io.twinbox.spi.OutboxMessage;
@@ -19,6 +24,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -28,6 +34,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -72,6 +79,29 @@ public final class MariaDbDialect implements SqlDialect {
   private static final String HEARTBEAT = """
       INSERT INTO twinbox_relay_node (node_id, heartbeat_at) VALUES (?, UTC_TIMESTAMP(6))
       ON DUPLICATE KEY UPDATE heartbeat_at = UTC_TIMESTAMP(6)""";
+
+  /** Beats only while the row is this instance's (or new); the row's instance is read back after. */
+  private static final String HEARTBEAT_INSTANCE = """
+      INSERT INTO twinbox_relay_node (node_id, instance, heartbeat_at) VALUES (?, ?, UTC_TIMESTAMP(6))
+      ON DUPLICATE KEY UPDATE heartbeat_at = IF(instance <=> VALUES(instance), VALUES(heartbeat_at), heartbeat_at)""";
+
+  /*
+   * Takes the row when it is new, already this instance's, or its heartbeat lapsed. The three
+   * assignments share one condition; "instance" is assigned first, so the condition reads the same
+   * whether MariaDB evaluates the assignments left to right (the default) or simultaneously
+   * (sql_mode SIMULTANEOUS_ASSIGNMENT): after a take-over the new instance matches, otherwise the
+   * old values are still in place.
+   */
+  private static final String TAKE_NODE = "(instance <=> VALUES(instance) OR heartbeat_at <= UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND)";
+
+  private static final String REGISTER_NODE = """
+      INSERT INTO twinbox_relay_node (node_id, instance, heartbeat_at, started_at)
+      VALUES (?, ?, UTC_TIMESTAMP(6), UTC_TIMESTAMP(6))
+      ON DUPLICATE KEY UPDATE instance = IF(%1$s, VALUES(instance), instance),
+                              heartbeat_at = IF(%1$s, VALUES(heartbeat_at), heartbeat_at),
+                              started_at = IF(%1$s, VALUES(started_at), started_at)""".formatted(TAKE_NODE);
+
+  private static final String NODE_HOLDER = "SELECT instance, heartbeat_at FROM twinbox_relay_node WHERE node_id = ?";
 
   /*
    * InnoDB locks every row that a locking statement's index scan touches, matching or not. A DELETE
@@ -126,8 +156,6 @@ public final class MariaDbDialect implements SqlDialect {
       UPDATE twinbox_relay_lease FORCE INDEX (PRIMARY) SET owner = NULL, lease_until = '1970-01-01 00:00:00'
        WHERE partition_no IN (%s) AND owner = ? AND (partition_no, epoch) IN (%s)""";
 
-  private static final String LEAVE = "DELETE FROM twinbox_relay_node WHERE node_id = ?";
-
   /** As PostgreSQL's claim: due pending rows of held partitions, skipping held-back aggregates. */
   private static final String CLAIM = """
       SELECT o.position, o.id, o.aggregate_type, o.aggregate_id, o.sequence, o.partition_no, o.type, o.version,
@@ -176,6 +204,25 @@ public final class MariaDbDialect implements SqlDialect {
              last_error = ?
        WHERE position = ? AND partition_no IN (%s) AND status = 'PENDING'""";
 
+  /**
+   * {@link #RECORD_FAILURE} of a relay with dead letters: also the failure times (the first since the
+   * attempts were last reset), and a FAILED row's dead letter PENDING, in the same update. MariaDB
+   * assigns left to right with the new values of columns already set, so the CASEs read the row
+   * before {@code attempts} and {@code status} change by coming first.
+   */
+  private static final String RECORD_FAILURE_DEAD_LETTERS = """
+      UPDATE twinbox_outbox FORCE INDEX (PRIMARY)
+         SET first_failed_at = CASE WHEN attempts = 0 OR first_failed_at IS NULL THEN UTC_TIMESTAMP(6)
+                                    ELSE first_failed_at END,
+             last_failed_at = UTC_TIMESTAMP(6),
+             dead_letter = CASE WHEN ? = 'FAILED' THEN 'PENDING' ELSE dead_letter END,
+             attempts = attempts + 1, status = ?, next_attempt_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,
+             last_error = ?
+       WHERE position = ? AND partition_no IN (%s) AND status = 'PENDING'""";
+
+  private static final DeadLetterSql DEAD_LETTERS = new DeadLetterSql(new DeadLetterSql.Fragments(
+      "UTC_TIMESTAMP(6)", "o.payload, o.headers", true, false));
+
   private static final String INBOX_RECORD = """
       INSERT IGNORE INTO twinbox_inbox (consumer, message_id, payload_hash) VALUES %s RETURNING message_id""";
 
@@ -195,27 +242,42 @@ public final class MariaDbDialect implements SqlDialect {
       ON DUPLICATE KEY UPDATE attempts = LAST_INSERT_ID(attempts + 1), last_error = VALUES(last_error),
                               updated_at = UTC_TIMESTAMP(6)""";
 
-  private static final String INBOX_CLEAR_ATTEMPTS =
-      "DELETE FROM twinbox_inbox_attempt WHERE consumer = ? AND message_id = ?";
-
   private static final String INBOX_PURGE =
       "DELETE FROM twinbox_inbox WHERE received_at < UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND LIMIT ?";
+
+  private static final InboxSql INBOX = new InboxSql(new InboxSql.Fragments(INBOX_PARK, INBOX_MARK_PARKED,
+      INBOX_PURGE, true));
 
   private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)");
 
   private static final AdminSql ADMIN = new AdminSql(
       new AdminSql.Fragments("UTC_TIMESTAMP(6)", "'1970-01-01 00:00:00'",
-          "TIMESTAMPDIFF(MICROSECOND, %s, UTC_TIMESTAMP(6)) DIV 1000", true, false),
+          "TIMESTAMPDIFF(MICROSECOND, %s, UTC_TIMESTAMP(6)) DIV 1000",
+          "UTC_TIMESTAMP(6) - INTERVAL ? * 1000 MICROSECOND", true, false),
       """
       DELETE FROM twinbox_outbox
        WHERE status = 'PUBLISHED' AND published_at < UTC_TIMESTAMP(6) - INTERVAL ? * 1000 MICROSECOND
+       LIMIT ?""",
+      """
+      DELETE FROM twinbox_supplied_id
+       WHERE created_at < UTC_TIMESTAMP(6) - INTERVAL ? * 1000 MICROSECOND
        LIMIT ?""");
 
   private MariaDbDialect() {}
 
+  private static final InboxOrderSql INBOX_ORDER = new InboxOrderSql(new InboxOrderSql.Fragments(
+      "INSERT IGNORE INTO twinbox_inbox_sequence (consumer, aggregate_type, aggregate_id, last_sequence) VALUES (?, ?, ?, 0)",
+      "UTC_TIMESTAMP(6)", "UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND", true));
+
+  private static final ParkedSql PARKED = new ParkedSql(new ParkedSql.Fragments("UTC_TIMESTAMP(6)",
+      "UTC_TIMESTAMP(6) - INTERVAL ? MICROSECOND", true,
+      "TIMESTAMPDIFF(MICROSECOND, %s, UTC_TIMESTAMP(6)) DIV 1000", true));
+
+  private static final Shared SHARED = new Shared(DEAD_LETTERS, INBOX, ADMIN, PARKED, INBOX_ORDER);
+
   @Override
-  public AdminSql admin() {
-    return ADMIN;
+  public Shared shared() {
+    return SHARED;
   }
 
   @Override
@@ -225,7 +287,8 @@ public final class MariaDbDialect implements SqlDialect {
 
   @Override
   public List<String> migrations() {
-    return List.of("V1__twinbox.sql", "V2__inbox.sql");
+    return List.of("V1__twinbox.sql", "V2__inbox.sql", "V3__relay_node_instance.sql", "V4__outbox_hardening.sql",
+        "V5__inbox_ordering.sql", "V6__parked_operations.sql", "V7__dead_letters.sql");
   }
 
   @Override
@@ -307,16 +370,7 @@ public final class MariaDbDialect implements SqlDialect {
 
   @Override
   public void verifySchema(Connection c, int partitions) throws SQLException {
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(VERIFY)) {
-      rs.next();
-      if (rs.getLong(2) != 4) {
-        throw new SchemaNotMigratedException("twinbox_outbox lacks columns of schema version 1", null);
-      }
-      if (rs.getLong(1) != partitions) {
-        throw new SchemaNotMigratedException(
-            "twinbox_relay_lease has " + rs.getLong(1) + " partitions, expected " + partitions, null);
-      }
-    }
+    SchemaCheck.verify(c, VERIFY, partitions);
   }
 
   private static final String RECORD_SUPPLIED_ID = "INSERT INTO twinbox_supplied_id (id) VALUES (?)";
@@ -366,11 +420,55 @@ public final class MariaDbDialect implements SqlDialect {
 
   @Override
   public int heartbeat(Connection c, String nodeId, Duration ttl) throws SQLException {
-    try (PreparedStatement up = c.prepareStatement(HEARTBEAT);
-        PreparedStatement dead = c.prepareStatement(DEAD_NODES);
-        PreparedStatement count = c.prepareStatement(LIVE_NODES)) {
+    NodeSql.beat(c, HEARTBEAT, nodeId);
+    return forgetDeadAndCountLive(c, ttl);
+  }
+
+  @Override
+  public int heartbeat(Connection c, String nodeId, String instance, Duration ttl) throws SQLException {
+    try (PreparedStatement up = c.prepareStatement(HEARTBEAT_INSTANCE)) {
       up.setString(1, nodeId);
+      up.setString(2, instance);
       up.executeUpdate();
+    }
+    // The driver reports found rows, not changed ones, so the row says who holds the node id.
+    if (!instance.equals(nodeHolder(c, nodeId).instance())) {
+      throw NodeSql.takenOver(nodeId, ttl);
+    }
+    return forgetDeadAndCountLive(c, ttl);
+  }
+
+  @Override
+  public Optional<Instant> registerNode(Connection c, String nodeId, String instance, Duration ttl)
+      throws SQLException {
+    try (PreparedStatement up = c.prepareStatement(REGISTER_NODE)) {
+      up.setString(1, nodeId);
+      up.setString(2, instance);
+      long lapsed = micros(ttl);
+      up.setLong(3, lapsed);
+      up.setLong(4, lapsed);
+      up.setLong(5, lapsed);
+      up.executeUpdate();
+    }
+    NodeHolder h = nodeHolder(c, nodeId);
+    return instance.equals(h.instance()) ? Optional.empty() : Optional.of(h.heartbeatAt());
+  }
+
+  private record NodeHolder(String instance, Instant heartbeatAt) {}
+
+  private static NodeHolder nodeHolder(Connection c, String nodeId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(NODE_HOLDER)) {
+      ps.setString(1, nodeId);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new NodeHolder(rs.getString(1), rs.getObject(2, LocalDateTime.class).toInstant(ZoneOffset.UTC));
+      }
+    }
+  }
+
+  private static int forgetDeadAndCountLive(Connection c, Duration ttl) throws SQLException {
+    try (PreparedStatement dead = c.prepareStatement(DEAD_NODES);
+        PreparedStatement count = c.prepareStatement(LIVE_NODES)) {
       long deadAfter = micros(ttl) * 10;
       dead.setLong(1, deadAfter);
       List<String> candidates = new ArrayList<>();
@@ -381,7 +479,7 @@ public final class MariaDbDialect implements SqlDialect {
       }
       if (!candidates.isEmpty()) {
         Collections.sort(candidates); // one lock order among relays forgetting the same nodes
-        try (PreparedStatement forget = c.prepareStatement(FORGET_DEAD_NODES.formatted(marks(candidates.size())))) {
+        try (PreparedStatement forget = c.prepareStatement(FORGET_DEAD_NODES.formatted(Rows.marks(candidates.size())))) {
           int i = 1;
           for (String id : candidates) {
             forget.setString(i++, id);
@@ -419,7 +517,7 @@ public final class MariaDbDialect implements SqlDialect {
           candidates.subList(next, Math.min(candidates.size(), next + max - free.size())));
       next += round.size();
       Collections.sort(round);
-      try (PreparedStatement ps = c.prepareStatement(LOCK_FREE_LEASES.formatted(marks(round.size())))) {
+      try (PreparedStatement ps = c.prepareStatement(LOCK_FREE_LEASES.formatted(Rows.marks(round.size())))) {
         bindInts(ps, 1, round);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
@@ -432,16 +530,16 @@ public final class MariaDbDialect implements SqlDialect {
     if (free.isEmpty()) {
       return List.of();
     }
-    try (PreparedStatement ps = c.prepareStatement(TAKE_LEASES.formatted(marks(free.size())))) {
+    try (PreparedStatement ps = c.prepareStatement(TAKE_LEASES.formatted(Rows.marks(free.size())))) {
       ps.setString(1, nodeId);
       ps.setLong(2, micros(ttl));
       bindInts(ps, 3, free);
       ps.executeUpdate();
     }
-    try (PreparedStatement ps = c.prepareStatement(OWNED_LEASES.formatted(marks(free.size())))) {
+    try (PreparedStatement ps = c.prepareStatement(OWNED_LEASES.formatted(Rows.marks(free.size())))) {
       ps.setString(1, nodeId);
       bindInts(ps, 2, free);
-      return leases(ps);
+      return NodeSql.leases(ps);
     }
   }
 
@@ -451,18 +549,18 @@ public final class MariaDbDialect implements SqlDialect {
     if (leases.isEmpty()) {
       return List.of();
     }
-    try (PreparedStatement ps = c.prepareStatement(RENEW.formatted(marks(leases.size()), pairs(leases.size())))) {
+    try (PreparedStatement ps = c.prepareStatement(RENEW.formatted(Rows.marks(leases.size()), pairs(leases.size())))) {
       ps.setLong(1, micros(ttl));
       int i = bindPartitions(ps, 2, leases);
       ps.setString(i++, nodeId);
       bindLeases(ps, i, leases);
       ps.executeUpdate();
     }
-    try (PreparedStatement ps = c.prepareStatement(HELD.formatted(marks(leases.size()), pairs(leases.size())))) {
+    try (PreparedStatement ps = c.prepareStatement(HELD.formatted(Rows.marks(leases.size()), pairs(leases.size())))) {
       int i = bindPartitions(ps, 1, leases);
       ps.setString(i++, nodeId);
       bindLeases(ps, i, leases);
-      return leases(ps);
+      return NodeSql.leases(ps);
     }
   }
 
@@ -471,18 +569,10 @@ public final class MariaDbDialect implements SqlDialect {
     if (leases.isEmpty()) {
       return;
     }
-    try (PreparedStatement ps = c.prepareStatement(RELEASE.formatted(marks(leases.size()), pairs(leases.size())))) {
+    try (PreparedStatement ps = c.prepareStatement(RELEASE.formatted(Rows.marks(leases.size()), pairs(leases.size())))) {
       int i = bindPartitions(ps, 1, leases);
       ps.setString(i++, nodeId);
       bindLeases(ps, i, leases);
-      ps.executeUpdate();
-    }
-  }
-
-  @Override
-  public void leave(Connection c, String nodeId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(LEAVE)) {
-      ps.setString(1, nodeId);
       ps.executeUpdate();
     }
   }
@@ -493,23 +583,17 @@ public final class MariaDbDialect implements SqlDialect {
   }
 
   @Override
-  public List<OutboxMessage> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
+  public List<ClaimedRow> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
       throws SQLException {
     if (leases.isEmpty()) {
       return List.of();
     }
     List<Integer> partitions = leases.stream().map(PartitionLease::partition).toList();
-    try (PreparedStatement ps = c.prepareStatement(CLAIM.formatted(marks(partitions.size())))) {
+    try (PreparedStatement ps = c.prepareStatement(CLAIM.formatted(Rows.marks(partitions.size())))) {
       int i = bindInts(ps, 1, partitions);
       ps.setString(i++, nodeId);
       ps.setInt(i, limit);
-      List<OutboxMessage> result = new ArrayList<>(Math.min(limit, 1024));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          result.add(Rows.message(rs, true));
-        }
-      }
-      return result;
+      return Rows.claimedRows(ps, limit, true, false);
     }
   }
 
@@ -519,7 +603,7 @@ public final class MariaDbDialect implements SqlDialect {
     List<Integer> held = new ArrayList<>();
     if (!leases.isEmpty()) {
       try (PreparedStatement ps = c.prepareStatement(
-          LOCK_HELD_LEASES.formatted(marks(leases.size()), pairs(leases.size())))) {
+          LOCK_HELD_LEASES.formatted(Rows.marks(leases.size()), pairs(leases.size())))) {
         int i = bindPartitions(ps, 1, leases);
         ps.setString(i++, nodeId);
         bindLeases(ps, i, leases);
@@ -533,7 +617,7 @@ public final class MariaDbDialect implements SqlDialect {
     int completed = 0;
     if (!published.isEmpty() && !held.isEmpty()) {
       String sql = (mode == CompletionMode.DELETE ? DELETE_PUBLISHED : MARK_PUBLISHED)
-          .formatted(marks(published.size()), marks(held.size()));
+          .formatted(Rows.marks(published.size()), Rows.marks(held.size()));
       try (PreparedStatement ps = c.prepareStatement(sql)) {
         int i = 1;
         for (OutboxMessage m : published) {
@@ -545,13 +629,19 @@ public final class MariaDbDialect implements SqlDialect {
     }
     int failedRows = 0;
     if (!failed.isEmpty() && !held.isEmpty()) {
-      try (PreparedStatement ps = c.prepareStatement(RECORD_FAILURE.formatted(marks(held.size())))) {
+      boolean deadLetters = failed.stream().anyMatch(FailedPublish::deadLetter);
+      String sql = (deadLetters ? RECORD_FAILURE_DEAD_LETTERS : RECORD_FAILURE).formatted(Rows.marks(held.size()));
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
         for (FailedPublish f : failed) {
-          ps.setString(1, f.dead() ? "FAILED" : "PENDING");
-          ps.setLong(2, micros(f.retryAfter()));
-          ps.setString(3, f.error());
-          ps.setLong(4, f.position());
-          bindInts(ps, 5, held);
+          int i = 1;
+          if (deadLetters) {
+            ps.setString(i++, f.dead() && f.deadLetter() ? "FAILED" : "PENDING");
+          }
+          ps.setString(i++, f.dead() ? "FAILED" : "PENDING");
+          ps.setLong(i++, micros(f.retryAfter()));
+          ps.setString(i++, f.error());
+          ps.setLong(i++, f.position());
+          bindInts(ps, i, held);
           failedRows += ps.executeUpdate();
         }
       }
@@ -571,46 +661,31 @@ public final class MariaDbDialect implements SqlDialect {
         ps.setString(i++, id);
         ps.setString(i++, hashes.get(id));
       }
-      List<String> inserted = new ArrayList<>(ids.size());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          inserted.add(rs.getString(1));
-        }
-      }
-      return inserted;
+      return Rows.firstColumn(ps);
     }
   }
 
   @Override
   public Map<String, String> inboxHashes(Connection c, String consumer, List<String> ids) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(INBOX_HASHES.formatted(marks(ids.size())))) {
+    try (PreparedStatement ps = c.prepareStatement(INBOX_HASHES.formatted(Rows.marks(ids.size())))) {
       ps.setString(1, consumer);
       int i = 2;
       for (String id : ids) {
         ps.setString(i++, id);
       }
-      Map<String, String> result = new HashMap<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          result.put(rs.getString(1), rs.getString(2));
-        }
-      }
-      return result;
+      return Rows.firstToSecond(ps);
     }
   }
 
+  /**
+   * Half of what {@code max_allowed_packet} leaves after 1 MiB for the other fields: the driver
+   * sends parameters as escaped text, which at worst doubles them.
+   */
   @Override
-  public void inboxPark(Connection c, String consumer, InboxMessage m, String hash, String reason, int attempts)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(INBOX_PARK)) {
-      ParkBinding.bind(ps, consumer, m, hash, reason, attempts);
-      ps.executeUpdate();
-    }
-    try (PreparedStatement ps = c.prepareStatement(INBOX_MARK_PARKED)) {
-      ps.setString(1, consumer);
-      ps.setString(2, m.id());
-      ps.setString(3, hash);
-      ps.executeUpdate();
+  public long inboxMaxParkedPayloadBytes(Connection c) throws SQLException {
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT @@max_allowed_packet")) {
+      rs.next();
+      return Math.max(0, (rs.getLong(1) - 1024 * 1024) / 2);
     }
   }
 
@@ -619,30 +694,12 @@ public final class MariaDbDialect implements SqlDialect {
     try (PreparedStatement ps = c.prepareStatement(INBOX_ATTEMPT)) {
       ps.setString(1, consumer);
       ps.setString(2, messageId);
-      ps.setString(3, Reasons.clip(error));
+      ps.setString(3, StoreRules.storableReason(error)); // an exception's text may hold NUL
       ps.executeUpdate();
     }
     try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT LAST_INSERT_ID()")) {
       rs.next();
       return rs.getInt(1);
-    }
-  }
-
-  @Override
-  public void inboxClearAttempts(Connection c, String consumer, String messageId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(INBOX_CLEAR_ATTEMPTS)) {
-      ps.setString(1, consumer);
-      ps.setString(2, messageId);
-      ps.executeUpdate();
-    }
-  }
-
-  @Override
-  public int inboxPurge(Connection c, Duration age, int limit) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(INBOX_PURGE)) {
-      ps.setLong(1, micros(age));
-      ps.setInt(2, limit);
-      return ps.executeUpdate();
     }
   }
 
@@ -681,10 +738,6 @@ public final class MariaDbDialect implements SqlDialect {
     return d.toNanos() / 1_000;
   }
 
-  private static String marks(int n) {
-    return String.join(", ", Collections.nCopies(n, "?"));
-  }
-
   private static String pairs(int n) {
     return String.join(", ", Collections.nCopies(n, "(?, ?)"));
   }
@@ -712,13 +765,4 @@ public final class MariaDbDialect implements SqlDialect {
     }
   }
 
-  private static List<PartitionLease> leases(PreparedStatement ps) throws SQLException {
-    List<PartitionLease> result = new ArrayList<>();
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        result.add(new PartitionLease(rs.getInt(1), rs.getLong(2)));
-      }
-    }
-    return result;
-  }
 }

@@ -1,14 +1,19 @@
 package io.twinbox.jdbc;
 
 import io.twinbox.CompletionMode;
-import io.twinbox.InboxMessage;
-import io.twinbox.SchemaNotMigratedException;
-import io.twinbox.internal.Reasons;
+import io.twinbox.spi.ParkedRow;
+import io.twinbox.spi.StoreRules;
 import io.twinbox.jdbc.internal.AdminSql;
-import io.twinbox.jdbc.internal.ParkBinding;
+import io.twinbox.jdbc.internal.DeadLetterSql;
+import io.twinbox.jdbc.internal.InboxOrderSql;
+import io.twinbox.jdbc.internal.InboxSql;
+import io.twinbox.jdbc.internal.NodeSql;
+import io.twinbox.jdbc.internal.ParkedSql;
 import io.twinbox.jdbc.internal.PgErrors;
 import io.twinbox.jdbc.internal.PgNotifyListener;
 import io.twinbox.jdbc.internal.Rows;
+import io.twinbox.jdbc.internal.SchemaCheck;
+import io.twinbox.spi.ClaimedRow;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
 import io.twinbox.spi.OutboxMessage;
@@ -22,13 +27,18 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import javax.sql.DataSource;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,6 +80,23 @@ public final class PostgresDialect implements SqlDialect {
       INSERT INTO twinbox_relay_node (node_id, heartbeat_at) VALUES (?, clock_timestamp())
       ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = clock_timestamp()""";
 
+  /** Beats only while the row is this instance's (or new); 0 rows: another run holds the node id. */
+  private static final String HEARTBEAT_INSTANCE = """
+      INSERT INTO twinbox_relay_node AS n (node_id, instance, heartbeat_at) VALUES (?, ?, clock_timestamp())
+      ON CONFLICT (node_id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at
+       WHERE n.instance IS NOT DISTINCT FROM EXCLUDED.instance""";
+
+  /** Takes the row when it is new, already this instance's, or its heartbeat lapsed. */
+  private static final String REGISTER_NODE = """
+      INSERT INTO twinbox_relay_node AS n (node_id, instance, heartbeat_at, started_at)
+      VALUES (?, ?, clock_timestamp(), clock_timestamp())
+      ON CONFLICT (node_id) DO UPDATE
+         SET instance = EXCLUDED.instance, heartbeat_at = EXCLUDED.heartbeat_at, started_at = EXCLUDED.started_at
+       WHERE n.instance IS NOT DISTINCT FROM EXCLUDED.instance
+          OR n.heartbeat_at <= clock_timestamp() - ? * interval '1 millisecond'""";
+
+  private static final String NODE_HOLDER = "SELECT instance, heartbeat_at FROM twinbox_relay_node WHERE node_id = ?";
+
   private static final String LIVE_NODES = """
       SELECT count(*) FROM twinbox_relay_node
        WHERE heartbeat_at > clock_timestamp() - ? * interval '1 millisecond'""";
@@ -96,12 +123,15 @@ public final class PostgresDialect implements SqlDialect {
       UPDATE twinbox_relay_lease SET owner = NULL, lease_until = '-infinity'
        WHERE owner = ? AND (partition_no, epoch) IN (SELECT * FROM unnest(?::int[], ?::bigint[]))""";
 
-  private static final String LEAVE = "DELETE FROM twinbox_relay_node WHERE node_id = ?";
-
   /**
    * Due pending rows of partitions this node holds (checked against the lease table, on the
    * database clock), oldest first, skipping aggregates held back by an earlier FAILED row or an
    * earlier row that is waiting for its retry. Walks the partial pending index in position order.
+   *
+   * <p>One instant for the whole statement ({@code statement_timestamp()}, not {@code
+   * clock_timestamp()}, which moves while the scan runs): otherwise a retrying row could be judged
+   * not yet due when the scan passes it and no longer holding its aggregate when the scan reaches
+   * a later row of it, which would then be published first.
    */
   private static final String CLAIM = """
       SELECT o.position, o.id, o.aggregate_type, o.aggregate_id, o.sequence, o.partition_no, o.type, o.version,
@@ -109,16 +139,16 @@ public final class PostgresDialect implements SqlDialect {
              o.occurred_at, o.created_at, o.attempts
         FROM twinbox_outbox o
        WHERE o.status = 'PENDING'
-         AND o.next_attempt_at <= clock_timestamp()
+         AND o.next_attempt_at <= statement_timestamp()
          AND o.partition_no = ANY(?)
          AND o.partition_no IN (SELECT l.partition_no FROM twinbox_relay_lease l
-                                 WHERE l.owner = ? AND l.lease_until > clock_timestamp())
+                                 WHERE l.owner = ? AND l.lease_until > statement_timestamp())
          AND (o.aggregate_id IS NULL OR NOT EXISTS (
                SELECT 1 FROM twinbox_outbox h
                 WHERE h.aggregate_type = o.aggregate_type AND h.aggregate_id = o.aggregate_id
                   AND h.sequence < o.sequence
                   AND (h.status = 'FAILED' OR (h.status = 'PENDING' AND h.attempts > 0))
-                  AND (h.status = 'FAILED' OR h.next_attempt_at > clock_timestamp())))
+                  AND (h.status = 'FAILED' OR h.next_attempt_at > statement_timestamp())))
        ORDER BY o.position
        LIMIT ?""";
 
@@ -156,6 +186,27 @@ public final class PostgresDialect implements SqlDialect {
         FROM unnest(?::bigint[], ?::boolean[], ?::bigint[], ?::text[]) AS f(position, dead, delay_ms, error)
        WHERE o.position = f.position AND o.partition_no = ANY(?) AND o.status = 'PENDING'""";
 
+  /**
+   * {@link #RECORD_FAILURES} of a relay with dead letters: also the failure times (the first since the
+   * attempts were last reset), and a FAILED row's dead letter PENDING, in the same update.
+   */
+  private static final String RECORD_FAILURES_DEAD_LETTERS = """
+      UPDATE twinbox_outbox o
+         SET attempts = o.attempts + 1,
+             status = CASE WHEN f.dead THEN 'FAILED' ELSE 'PENDING' END,
+             next_attempt_at = clock_timestamp() + f.delay_ms * interval '1 millisecond',
+             last_error = f.error,
+             first_failed_at = CASE WHEN o.attempts = 0 OR o.first_failed_at IS NULL THEN clock_timestamp()
+                                    ELSE o.first_failed_at END,
+             last_failed_at = clock_timestamp(),
+             dead_letter = CASE WHEN f.dead AND f.dl THEN 'PENDING' ELSE o.dead_letter END
+        FROM unnest(?::bigint[], ?::boolean[], ?::bigint[], ?::text[], ?::boolean[])
+               AS f(position, dead, delay_ms, error, dl)
+       WHERE o.position = f.position AND o.partition_no = ANY(?) AND o.status = 'PENDING'""";
+
+  private static final DeadLetterSql DEAD_LETTERS = new DeadLetterSql(new DeadLetterSql.Fragments(
+      "statement_timestamp()", "o.payload::text, o.headers::text", false, true));
+
   private static final String INBOX_RECORD = """
       INSERT INTO twinbox_inbox (consumer, message_id, payload_hash)
       SELECT ?, t.id, t.hash FROM unnest(?::text[], ?::text[]) AS t(id, hash) ORDER BY t.id
@@ -180,27 +231,43 @@ public final class PostgresDialect implements SqlDialect {
         DO UPDATE SET attempts = a.attempts + 1, last_error = excluded.last_error, updated_at = clock_timestamp()
       RETURNING attempts""";
 
-  private static final String INBOX_CLEAR_ATTEMPTS =
-      "DELETE FROM twinbox_inbox_attempt WHERE consumer = ? AND message_id = ?";
-
   private static final String INBOX_PURGE = """
       DELETE FROM twinbox_inbox WHERE ctid IN (
         SELECT ctid FROM twinbox_inbox
          WHERE received_at < clock_timestamp() - ? * interval '1 millisecond' LIMIT ?)""";
 
+  private static final InboxSql INBOX = new InboxSql(new InboxSql.Fragments(INBOX_PARK, INBOX_MARK_PARKED,
+      INBOX_PURGE, false));
+
   private static final AdminSql ADMIN = new AdminSql(
       new AdminSql.Fragments("clock_timestamp()", "'-infinity'",
-          "(extract(epoch FROM clock_timestamp() - %s) * 1000)::bigint", false, true),
+          "(extract(epoch FROM clock_timestamp() - %s) * 1000)::bigint",
+          "clock_timestamp() - ? * interval '1 millisecond'", false, true),
       """
       DELETE FROM twinbox_outbox WHERE position IN (
         SELECT position FROM twinbox_outbox
-         WHERE status = 'PUBLISHED' AND published_at < clock_timestamp() - ? * interval '1 millisecond' LIMIT ?)""");
+         WHERE status = 'PUBLISHED' AND published_at < clock_timestamp() - ? * interval '1 millisecond' LIMIT ?)""",
+      """
+      DELETE FROM twinbox_supplied_id WHERE id IN (
+        SELECT id FROM twinbox_supplied_id
+         WHERE created_at < clock_timestamp() - ? * interval '1 millisecond' LIMIT ?)""");
+
+  private static final InboxOrderSql INBOX_ORDER = new InboxOrderSql(new InboxOrderSql.Fragments("""
+      INSERT INTO twinbox_inbox_sequence (consumer, aggregate_type, aggregate_id, last_sequence) VALUES (?, ?, ?, 0)
+      ON CONFLICT (consumer, aggregate_type, aggregate_id) DO NOTHING""",
+      "clock_timestamp()", "clock_timestamp() - ? * interval '1 millisecond'", false));
+
+  private static final ParkedSql PARKED = new ParkedSql(new ParkedSql.Fragments("clock_timestamp()",
+      "clock_timestamp() - ? * interval '1 millisecond'", false,
+      "(extract(epoch FROM clock_timestamp() - %s) * 1000)::bigint", false));
 
   private PostgresDialect() {}
 
+  private static final Shared SHARED = new Shared(DEAD_LETTERS, INBOX, ADMIN, PARKED, INBOX_ORDER);
+
   @Override
-  public AdminSql admin() {
-    return ADMIN;
+  public Shared shared() {
+    return SHARED;
   }
 
   @Override
@@ -210,7 +277,9 @@ public final class PostgresDialect implements SqlDialect {
 
   @Override
   public List<String> migrations() {
-    return List.of("V1__twinbox.sql", "V2__inbox.sql", "V3__commit_notifications_opt_in.sql");
+    return List.of("V1__twinbox.sql", "V2__inbox.sql", "V3__commit_notifications_opt_in.sql",
+        "V4__relay_node_instance.sql", "V5__outbox_hardening.sql", "V6__inbox_ordering.sql",
+        "V7__parked_operations.sql", "V8__dead_letters.sql");
   }
 
   /**
@@ -248,18 +317,7 @@ public final class PostgresDialect implements SqlDialect {
 
   @Override
   public void verifySchema(Connection c, int partitions) throws SQLException {
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(VERIFY)) {
-      rs.next();
-      long leases = rs.getLong(1);
-      long columns = rs.getLong(2);
-      if (columns != 4) {
-        throw new SchemaNotMigratedException("twinbox_outbox lacks columns of schema version 1", null);
-      }
-      if (leases != partitions) {
-        throw new SchemaNotMigratedException(
-            "twinbox_relay_lease has " + leases + " partitions, expected " + partitions, null);
-      }
-    }
+    SchemaCheck.verify(c, VERIFY, partitions);
   }
 
   private static final String RECORD_SUPPLIED_ID = "INSERT INTO twinbox_supplied_id (id) VALUES (?)";
@@ -347,11 +405,44 @@ public final class PostgresDialect implements SqlDialect {
 
   @Override
   public int heartbeat(Connection c, String nodeId, Duration ttl) throws SQLException {
-    try (PreparedStatement up = c.prepareStatement(HEARTBEAT);
-        PreparedStatement forget = c.prepareStatement(FORGET_DEAD_NODES);
-        PreparedStatement count = c.prepareStatement(LIVE_NODES)) {
+    NodeSql.beat(c, HEARTBEAT, nodeId);
+    return forgetDeadAndCountLive(c, ttl);
+  }
+
+  @Override
+  public int heartbeat(Connection c, String nodeId, String instance, Duration ttl) throws SQLException {
+    try (PreparedStatement up = c.prepareStatement(HEARTBEAT_INSTANCE)) {
       up.setString(1, nodeId);
+      up.setString(2, instance);
+      if (up.executeUpdate() == 0) {
+        throw NodeSql.takenOver(nodeId, ttl);
+      }
+    }
+    return forgetDeadAndCountLive(c, ttl);
+  }
+
+  @Override
+  public Optional<Instant> registerNode(Connection c, String nodeId, String instance, Duration ttl)
+      throws SQLException {
+    try (PreparedStatement up = c.prepareStatement(REGISTER_NODE)) {
+      up.setString(1, nodeId);
+      up.setString(2, instance);
+      up.setLong(3, ttl.toMillis());
       up.executeUpdate();
+    }
+    try (PreparedStatement ps = c.prepareStatement(NODE_HOLDER)) {
+      ps.setString(1, nodeId);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return instance.equals(rs.getString(1)) ? Optional.empty()
+            : Optional.of(rs.getObject(2, OffsetDateTime.class).toInstant());
+      }
+    }
+  }
+
+  private static int forgetDeadAndCountLive(Connection c, Duration ttl) throws SQLException {
+    try (PreparedStatement forget = c.prepareStatement(FORGET_DEAD_NODES);
+        PreparedStatement count = c.prepareStatement(LIVE_NODES)) {
       forget.setLong(1, ttl.toMillis() * 10);
       forget.executeUpdate();
       count.setLong(1, ttl.toMillis());
@@ -368,7 +459,7 @@ public final class PostgresDialect implements SqlDialect {
       ps.setString(1, nodeId);
       ps.setLong(2, ttl.toMillis());
       ps.setInt(3, max);
-      return leases(ps);
+      return NodeSql.leases(ps);
     }
   }
 
@@ -379,7 +470,7 @@ public final class PostgresDialect implements SqlDialect {
       ps.setLong(1, ttl.toMillis());
       ps.setString(2, nodeId);
       bindLeases(c, ps, 3, leases);
-      return leases(ps);
+      return NodeSql.leases(ps);
     }
   }
 
@@ -393,14 +484,6 @@ public final class PostgresDialect implements SqlDialect {
   }
 
   @Override
-  public void leave(Connection c, String nodeId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(LEAVE)) {
-      ps.setString(1, nodeId);
-      ps.executeUpdate();
-    }
-  }
-
-  @Override
   public void prepareClaim(Connection c) throws SQLException {
     try (Statement st = c.createStatement()) {
       st.execute(CLAIM_SETTINGS);
@@ -408,19 +491,13 @@ public final class PostgresDialect implements SqlDialect {
   }
 
   @Override
-  public List<OutboxMessage> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
+  public List<ClaimedRow> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(CLAIM)) {
       ps.setArray(1, intArray(c, leases.stream().map(PartitionLease::partition).toList()));
       ps.setString(2, nodeId);
       ps.setInt(3, limit);
-      List<OutboxMessage> result = new ArrayList<>(Math.min(limit, 1024));
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          result.add(Rows.message(rs, false));
-        }
-      }
-      return result;
+      return Rows.claimedRows(ps, limit, false, true);
     }
   }
 
@@ -451,12 +528,17 @@ public final class PostgresDialect implements SqlDialect {
     }
     int failedRows = 0;
     if (!failed.isEmpty() && !held.isEmpty()) {
-      try (PreparedStatement ps = c.prepareStatement(RECORD_FAILURES)) {
+      boolean deadLetters = failed.stream().anyMatch(FailedPublish::deadLetter);
+      try (PreparedStatement ps = c.prepareStatement(deadLetters ? RECORD_FAILURES_DEAD_LETTERS : RECORD_FAILURES)) {
         ps.setArray(1, c.createArrayOf("int8", failed.stream().map(FailedPublish::position).toArray()));
         ps.setArray(2, c.createArrayOf("bool", failed.stream().map(FailedPublish::dead).toArray()));
         ps.setArray(3, c.createArrayOf("int8", failed.stream().map(f -> f.retryAfter().toMillis()).toArray()));
         ps.setArray(4, c.createArrayOf("text", failed.stream().map(FailedPublish::error).toArray()));
-        ps.setArray(5, heldArray);
+        int i = 5;
+        if (deadLetters) {
+          ps.setArray(i++, c.createArrayOf("bool", failed.stream().map(FailedPublish::deadLetter).toArray()));
+        }
+        ps.setArray(i, heldArray);
         failedRows = ps.executeUpdate();
       }
     }
@@ -470,13 +552,7 @@ public final class PostgresDialect implements SqlDialect {
       ps.setString(1, consumer);
       ps.setArray(2, c.createArrayOf("text", hashes.keySet().toArray()));
       ps.setArray(3, c.createArrayOf("text", hashes.values().toArray()));
-      List<String> inserted = new ArrayList<>(hashes.size());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          inserted.add(rs.getString(1));
-        }
-      }
-      return inserted;
+      return Rows.firstColumn(ps);
     }
   }
 
@@ -485,28 +561,28 @@ public final class PostgresDialect implements SqlDialect {
     try (PreparedStatement ps = c.prepareStatement(INBOX_HASHES)) {
       ps.setString(1, consumer);
       ps.setArray(2, c.createArrayOf("text", ids.toArray()));
-      Map<String, String> result = new HashMap<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          result.put(rs.getString(1), rs.getString(2));
-        }
-      }
-      return result;
+      return Rows.firstToSecond(ps);
     }
   }
 
+  /** A text value takes up to 1 GB; beyond a few hundred MB the driver's buffers are the limit. */
+  private static final long PARKED_PAYLOAD_BYTES = 256L * 1024 * 1024;
+
   @Override
-  public void inboxPark(Connection c, String consumer, InboxMessage m, String hash, String reason, int attempts)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(INBOX_PARK)) {
-      ParkBinding.bind(ps, consumer, m, hash, reason, attempts);
-      ps.executeUpdate();
-    }
-    try (PreparedStatement ps = c.prepareStatement(INBOX_MARK_PARKED)) {
-      ps.setString(1, consumer);
-      ps.setString(2, m.id());
-      ps.setString(3, hash);
-      ps.executeUpdate();
+  public long inboxMaxParkedPayloadBytes(Connection c) {
+    return PARKED_PAYLOAD_BYTES;
+  }
+
+  /**
+   * The driver knows the server's transaction status from every reply, so this costs no round trip:
+   * after an error a handler swallowed, pgjdbc would turn the COMMIT into a ROLLBACK without a word.
+   */
+  @Override
+  public void inboxRequireCommittable(Connection c) throws SQLException {
+    if (c.isWrapperFor(BaseConnection.class)
+        && c.unwrap(BaseConnection.class).getTransactionState() == TransactionState.FAILED) {
+      throw new SQLException("the transaction was aborted by an earlier error (caught and not rethrown?): it cannot"
+          + " commit", "25P02");
     }
   }
 
@@ -515,29 +591,11 @@ public final class PostgresDialect implements SqlDialect {
     try (PreparedStatement ps = c.prepareStatement(INBOX_ATTEMPT)) {
       ps.setString(1, consumer);
       ps.setString(2, messageId);
-      ps.setString(3, Reasons.clip(error));
+      ps.setString(3, StoreRules.storableReason(error)); // an exception's text may hold NUL
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getInt(1);
       }
-    }
-  }
-
-  @Override
-  public void inboxClearAttempts(Connection c, String consumer, String messageId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(INBOX_CLEAR_ATTEMPTS)) {
-      ps.setString(1, consumer);
-      ps.setString(2, messageId);
-      ps.executeUpdate();
-    }
-  }
-
-  @Override
-  public int inboxPurge(Connection c, Duration age, int limit) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(INBOX_PURGE)) {
-      ps.setLong(1, age.toMillis());
-      ps.setInt(2, limit);
-      return ps.executeUpdate();
     }
   }
 
@@ -605,19 +663,9 @@ public final class PostgresDialect implements SqlDialect {
         return () -> {};
       }
     } catch (SQLException e) {
-      log.warn("could not check whether commit notifications are on; listening anyway: {}", Reasons.of(e));
+      log.warn("could not check whether commit notifications are on; listening anyway: {}", StoreRules.reason(e));
     }
     return PgNotifyListener.start(dataSource, CHANNEL, callback);
-  }
-
-  private static List<PartitionLease> leases(PreparedStatement ps) throws SQLException {
-    List<PartitionLease> result = new ArrayList<>();
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        result.add(new PartitionLease(rs.getInt(1), rs.getLong(2)));
-      }
-    }
-    return result;
   }
 
   private static void bindLeases(Connection c, PreparedStatement ps, int index, Collection<PartitionLease> leases)

@@ -1,8 +1,14 @@
 package io.twinbox.jdbc;
 
 import io.twinbox.CompletionMode;
-import io.twinbox.InboxMessage;
+import io.twinbox.spi.ParkedRow;
 import io.twinbox.jdbc.internal.AdminSql;
+import io.twinbox.jdbc.internal.DeadLetterSql;
+import io.twinbox.jdbc.internal.InboxOrderSql;
+import io.twinbox.jdbc.internal.InboxSql;
+import io.twinbox.jdbc.internal.NodeSql;
+import io.twinbox.jdbc.internal.ParkedSql;
+import io.twinbox.spi.ClaimedRow;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
 import io.twinbox.spi.OutboxMessage;
@@ -11,9 +17,11 @@ import io.twinbox.spi.PreparedEvent;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -73,6 +81,25 @@ public interface SqlDialect {
   /** Upserts the node's heartbeat and returns the number of nodes alive within {@code ttl}. */
   int heartbeat(Connection c, String nodeId, Duration ttl) throws SQLException;
 
+  /**
+   * Registers {@code instance} as the running instance of {@code nodeId} unless another instance
+   * heartbeated within {@code ttl}; returns empty when registered, else that instance's last
+   * heartbeat (see {@code OutboxStore.register}).
+   */
+  Optional<Instant> registerNode(Connection c, String nodeId, String instance, Duration ttl) throws SQLException;
+
+  /**
+   * As {@link #heartbeat(Connection, String, Duration)} for a registered instance.
+   *
+   * @throws io.twinbox.NodeIdInUseException when another instance holds the node id
+   */
+  int heartbeat(Connection c, String nodeId, String instance, Duration ttl) throws SQLException;
+
+  /** Deletes the node's row if {@code instance} still holds it. */
+  default void leave(Connection c, String nodeId, String instance) throws SQLException {
+    NodeSql.leave(c, nodeId, instance);
+  }
+
   List<PartitionLease> acquire(Connection c, String nodeId, int max, Duration ttl) throws SQLException;
 
   List<PartitionLease> renew(Connection c, String nodeId, Collection<PartitionLease> leases, Duration ttl)
@@ -80,10 +107,15 @@ public interface SqlDialect {
 
   void release(Connection c, String nodeId, Collection<PartitionLease> leases) throws SQLException;
 
-  void leave(Connection c, String nodeId) throws SQLException;
+  default void leave(Connection c, String nodeId) throws SQLException {
+    NodeSql.leave(c, nodeId);
+  }
 
-  /** Runs the claim query; called inside a transaction that {@link #prepareClaim} set up. */
-  List<OutboxMessage> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
+  /**
+   * Runs the claim query; called inside a transaction that {@link #prepareClaim} set up. Decodes
+   * row by row: a row that breaks the rules comes back as an {@code UndecodableRow}, in its place.
+   */
+  List<ClaimedRow> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
       throws SQLException;
 
   /** Session settings for the claim's transaction (e.g. keep the planner on the index). */
@@ -99,20 +131,79 @@ public interface SqlDialect {
   /** Reads the payload hashes of recorded ids. */
   Map<String, String> inboxHashes(Connection c, String consumer, List<String> ids) throws SQLException;
 
-  /** Parks a message and records it in the inbox (if not yet there). */
-  void inboxPark(Connection c, String consumer, InboxMessage m, String hash, String reason, int attempts)
-      throws SQLException;
+  /** Parks a message (its row fitted to the columns) and records it in the inbox (if not yet there). */
+  default void inboxPark(Connection c, String consumer, ParkedRow row) throws SQLException {
+    inbox().park(c, consumer, row);
+  }
+
+  /**
+   * Parks the minimal row ({@link ParkedRow#minimal}: id, hash, reason, attempts) and records it in
+   * the inbox: what is stored when the database refused the full row.
+   */
+  default void inboxParkMinimal(Connection c, String consumer, ParkedRow row) throws SQLException {
+    inbox().parkMinimal(c, consumer, row);
+  }
+
+  /**
+   * The largest payload, in UTF-8 bytes, that {@link #inboxPark} may bind: a statement beyond what
+   * the server takes in one packet breaks the connection, so the payload of such a message is left
+   * out of its parked row.
+   */
+  long inboxMaxParkedPayloadBytes(Connection c) throws SQLException;
+
+  /**
+   * Throws (SQLSTATE 25P02) when the transaction on {@code c} is aborted and its COMMIT would be a
+   * silent rollback. Default: a failed statement never aborts the transaction (InnoDB), nothing to
+   * check.
+   */
+  default void inboxRequireCommittable(Connection c) throws SQLException {}
 
   /** Increments a message's attempt counter and returns the new value. */
   int inboxRecordAttempt(Connection c, String consumer, String messageId, String error) throws SQLException;
 
-  void inboxClearAttempts(Connection c, String consumer, String messageId) throws SQLException;
+  default void inboxClearAttempts(Connection c, String consumer, String messageId) throws SQLException {
+    inbox().clearAttempts(c, consumer, messageId);
+  }
 
   /** Deletes up to {@code limit} inbox records older than {@code age}. */
-  int inboxPurge(Connection c, Duration age, int limit) throws SQLException;
+  default int inboxPurge(Connection c, Duration age, int limit) throws SQLException {
+    return inbox().purge(c, age, limit);
+  }
 
-  /** The operator statements (status, listings, retry, skip, purge). */
-  AdminSql admin();
+  /**
+   * The statements both databases run alike, each built from this dialect's SQL fragments: the
+   * execution, binding and row mapping live once in these classes, a dialect supplies only text.
+   *
+   * @param deadLetters the dead-letter loop's (claim pending dead letters, mark them sent)
+   * @param inbox the inbox's (park, clear attempts, purge)
+   * @param admin the operator's (status, listings, retry, skip, purge)
+   * @param parked the parked messages' (listings, replay requests, discards, audit, the replay's own)
+   * @param inboxOrder the inbox ordering guard's (last sequences, held messages)
+   */
+  record Shared(DeadLetterSql deadLetters, InboxSql inbox, AdminSql admin, ParkedSql parked, InboxOrderSql inboxOrder) {}
+
+  /** This dialect's {@link Shared} statements. */
+  Shared shared();
+
+  default DeadLetterSql deadLetters() {
+    return shared().deadLetters();
+  }
+
+  default InboxSql inbox() {
+    return shared().inbox();
+  }
+
+  default AdminSql admin() {
+    return shared().admin();
+  }
+
+  default ParkedSql parked() {
+    return shared().parked();
+  }
+
+  default InboxOrderSql inboxOrder() {
+    return shared().inboxOrder();
+  }
 
   /** True for a transient conflict worth retrying (serialization failure, deadlock). */
   boolean isTransient(SQLException e);

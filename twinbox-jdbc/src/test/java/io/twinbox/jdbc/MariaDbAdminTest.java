@@ -1,7 +1,7 @@
 package io.twinbox.jdbc;
 
-import io.twinbox.testkit.contract.AdminContract;
-import io.twinbox.testkit.contract.StoreFixture;
+import io.twinbox.contract.AdminContract;
+import io.twinbox.contract.StoreFixture;
 
 /** The operator contract on MariaDB. */
 class MariaDbAdminTest extends AdminContract {

@@ -135,7 +135,8 @@ class MariaDbLockScopeTest {
         st.execute("INSERT INTO twinbox_outbox (id, aggregate_type, aggregate_id, type, version, payload)"
             + " VALUES (UUID(), 'Order', 'order-late', 'OrderPlaced', 1, '{}')");
       }
-      List<io.twinbox.spi.OutboxMessage> claimed = DIALECT.claim(relay, "relay-a", all, 100);
+      List<io.twinbox.spi.OutboxMessage> claimed = DIALECT.claim(relay, "relay-a", all, 100).stream()
+          .map(io.twinbox.spi.OutboxMessage.class::cast).toList();
       assertThat(claimed).hasSize(20);
       relay.commit();
       io.twinbox.spi.Completion done =

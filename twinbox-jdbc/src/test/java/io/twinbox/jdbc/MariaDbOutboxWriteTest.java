@@ -1,7 +1,7 @@
 package io.twinbox.jdbc;
 
-import io.twinbox.testkit.contract.OutboxWriteContract;
-import io.twinbox.testkit.contract.StoreFixture;
+import io.twinbox.contract.OutboxWriteContract;
+import io.twinbox.contract.StoreFixture;
 
 /** The outbox write contract on MariaDB. */
 class MariaDbOutboxWriteTest extends OutboxWriteContract {

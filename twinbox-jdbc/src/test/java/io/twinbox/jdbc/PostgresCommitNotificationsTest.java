@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.twinbox.Outbox;
 import io.twinbox.OutboxEvent;
 import io.twinbox.Relay;
-import io.twinbox.testkit.RecordingTransport;
+import io.twinbox.testing.RecordingTransport;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;

@@ -11,7 +11,7 @@ import io.twinbox.Outbox;
 import io.twinbox.OutboxEvent;
 import io.twinbox.Relay;
 import io.twinbox.Retention;
-import io.twinbox.testkit.RecordingTransport;
+import io.twinbox.testing.RecordingTransport;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -115,6 +115,6 @@ class PostgresHealthAndRetentionTest {
     assertThat(count("SELECT count(*) FROM twinbox_outbox")).isEqualTo(1);
     assertThat(count("SELECT count(*) FROM twinbox_outbox WHERE status = 'FAILED'")).isEqualTo(1);
     assertThat(count("SELECT count(*) FROM twinbox_inbox")).isEqualTo(1);
-    assertThat(retention.runOnce()).isEqualTo(new Retention.Result(0, 0));
+    assertThat(retention.runOnce()).isEqualTo(new Retention.Result(0, 0, 0));
   }
 }

@@ -13,7 +13,7 @@ import io.twinbox.micrometer.OutboxMetrics;
 import io.twinbox.micrometer.RelayMetrics;
 import io.twinbox.micrometer.TwinboxMetricNames;
 import io.twinbox.spi.PublishOutcome;
-import io.twinbox.testkit.RecordingTransport;
+import io.twinbox.testing.RecordingTransport;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Every meter read from a real relay run and checked against the database. */
@@ -35,6 +36,13 @@ class PostgresMetricsTest {
   @AfterAll
   static void tearDown() {
     fixture.close();
+  }
+
+  @BeforeEach
+  void clean() throws Exception {
+    try (Connection c = fixture.dataSource().getConnection(); Statement st = c.createStatement()) {
+      st.execute("DELETE FROM twinbox_outbox; DELETE FROM twinbox_aggregate");
+    }
   }
 
   static long db(String sql) throws Exception {
@@ -91,5 +99,40 @@ class PostgresMetricsTest {
         .isBetween(ageMs - 2_000.0, ageMs + 2_000.0);
     assertThat(registry.get(TwinboxMetricNames.RELAY_UNOWNED_PARTITIONS).gauge().value())
         .as("the relay released its leases on close").isEqualTo(64);
+  }
+
+  /** Issue 22: an undecodable row is a FAILED row for the meters too, and has its own counter. */
+  @Test
+  void anUndecodableRowCountsAsDeadAndAsUndecodable() throws Exception {
+    Outbox outbox = Outbox.builder(fixture.store()).build();
+    try (Connection c = fixture.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      for (int i = 0; i < 10; i++) {
+        outbox.write(c, OutboxEvent.builder("OrderCreated", 1).aggregate("Order", "u-" + i).payload("{}").build());
+      }
+      c.commit();
+    }
+    try (Connection c = fixture.dataSource().getConnection(); Statement st = c.createStatement()) {
+      st.execute("UPDATE twinbox_outbox SET headers = '[]' WHERE aggregate_id = 'u-4'"); // as rows before V4 may be
+    }
+    MeterRegistry registry = new SimpleMeterRegistry();
+    RelayMetrics relayMetrics = new RelayMetrics("orders");
+    relayMetrics.bindTo(registry);
+    new OutboxMetrics(fixture.jdbcStore(), Duration.ZERO).bindTo(registry);
+    RecordingTransport t = RecordingTransport.acking();
+    try (Relay relay = Relay.builder(fixture.store(), t).listener(relayMetrics).leaseTtl(Duration.ofSeconds(2))
+        .pollInterval(Duration.ofMillis(50)).build()) {
+      relay.start();
+      await().atMost(Duration.ofSeconds(20)).until(() ->
+          db("SELECT count(*) FROM twinbox_outbox WHERE status = 'FAILED'") == 1 && t.acked().size() == 9);
+      assertThat(relay.stats().dead()).isEqualTo(1);
+    }
+    assertThat(registry.get(TwinboxMetricNames.RELAY_UNDECODABLE).counter().count()).isEqualTo(1);
+    assertThat(registry.get(TwinboxMetricNames.RELAY_PUBLISH).tag("outcome", "dead").counter().count()).isEqualTo(1);
+    assertThat(registry.get(TwinboxMetricNames.RELAY_PUBLISH).tag("outcome", "published").counter().count())
+        .isEqualTo(9);
+    assertThat(registry.get(TwinboxMetricNames.OUTBOX_FAILED).gauge().value()).isEqualTo(1);
+    assertThat(registry.get(TwinboxMetricNames.OUTBOX_HELD_AGGREGATES).gauge().value()).isEqualTo(1);
+    assertThat(registry.get(TwinboxMetricNames.OUTBOX_PENDING).gauge().value()).isZero();
   }
 }

@@ -13,7 +13,7 @@ import java.util.TreeSet;
  * @param acks always {@code all}
  * @param idempotence always {@code true}
  * @param maxInFlightRequestsPerConnection 1–5; default 5
- * @param lingerMs default 5
+ * @param lingerMs default 0
  * @param batchSize bytes; default 65536
  * @param compressionType default {@code none}
  * @param deliveryTimeoutMs how long a record may take before it is reported unavailable; default

@@ -40,4 +40,24 @@ public interface TopicRouter {
   static TopicRouter fixed(String topic) {
     return new FixedTopicRouter(topic);
   }
+
+  /**
+   * The default dead-letter router of a publisher routing with {@code main}: the event's topic
+   * followed by {@code .dlq} ({@code order} → {@code order.dlq}).
+   */
+  static TopicRouter deadLetters(TopicRouter main) {
+    java.util.Objects.requireNonNull(main, "main cannot be null");
+    return new TopicRouter() {
+      @Override
+      public String topicFor(OutboxMessage message) {
+        String topic = main.topicFor(message);
+        return topic == null ? null : topic + ".dlq";
+      }
+
+      @Override
+      public String toString() {
+        return "TopicRouter.deadLetters(" + main + ")";
+      }
+    };
+  }
 }

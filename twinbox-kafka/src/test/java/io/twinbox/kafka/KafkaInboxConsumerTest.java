@@ -1,5 +1,6 @@
 package io.twinbox.kafka;
 
+import io.twinbox.InboxConsumer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -118,7 +119,7 @@ class KafkaInboxConsumerTest {
     }
   }
 
-  static KafkaInboxConsumer consumer(String topic, String consumerName, int batch) {
+  static InboxConsumer consumer(String topic, String consumerName, int batch) {
     Inbox inbox = Inbox.builder(JdbcInboxStore.of(store), consumerName).build();
     return KafkaInboxConsumer.builder(broker.bootstrapServers(), consumerName)
         .topics(topic).inbox(inbox, db.dataSource()).handler(DEBIT).batchSize(batch)
@@ -136,11 +137,11 @@ class KafkaInboxConsumerTest {
     }
     publish(messages);
     publish(messages); // every message a second time: the relay republished
-    KafkaInboxConsumer first = consumer(topic, "payments-" + topic, 50);
+    InboxConsumer first = consumer(topic, "payments-" + topic, 50);
     first.start();
     await().atMost(Duration.ofSeconds(60)).until(() -> count("SELECT count(*) FROM ledger WHERE wallet LIKE 'w-%'") >= 500);
     first.close(); // mid-run restart
-    KafkaInboxConsumer second = consumer(topic, "payments-" + topic, 50);
+    InboxConsumer second = consumer(topic, "payments-" + topic, 50);
     second.start();
     await().atMost(Duration.ofSeconds(60)).until(() ->
         first.stats().processed() + second.stats().processed() + first.stats().duplicates() + second.stats().duplicates() >= 4_000);
@@ -178,7 +179,7 @@ class KafkaInboxConsumerTest {
       raw.send(new ProducerRecord<>(topic, "plain", "hello".getBytes(StandardCharsets.UTF_8))).get();
     }
     publish(after);
-    try (KafkaInboxConsumer c = consumer(topic, "poison-" + topic, 10)) {
+    try (InboxConsumer c = consumer(topic, "poison-" + topic, 10)) {
       c.start();
       await().atMost(Duration.ofSeconds(60)).until(() -> count("SELECT count(*) FROM ledger WHERE wallet LIKE 'q-%'") == 21);
       assertThat(c.stats().parked()).isEqualTo(4);

@@ -32,6 +32,18 @@ class KafkaPublisherConfigTest {
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain(SECRET));
   }
 
+  /** Was a bare KafkaException at build time, which the sidecar reported as exit 1, not as configuration (2). */
+  @Test
+  void propertiesTheKafkaClientRefusesAreAConfigurationError() {
+    String key = "-----BEGIN PRIVATE KEY-----\n" + SECRET + "\n-----END PRIVATE KEY-----";
+    Map<String, Object> p = props("security.protocol", "SSL", "ssl.keystore.type", "PEM", "ssl.keystore.key", key);
+
+    assertThatThrownBy(() -> KafkaPublisher.builder(p).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("producer properties refused by the Kafka client: ")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain(SECRET));
+  }
+
   @Test
   void acksOtherThanAllIsRefusedByName() {
     assertRejected(props("acks", "1"), "acks");

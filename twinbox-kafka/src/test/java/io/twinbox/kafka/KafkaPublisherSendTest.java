@@ -3,6 +3,7 @@ package io.twinbox.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.twinbox.kafka.internal.ProducerSettings;
+import io.twinbox.kafka.internal.TopicCheck;
 import io.twinbox.spi.OutboxMessage;
 import io.twinbox.spi.PublishOutcome;
 import io.twinbox.spi.PublishOutcome.Kind;
@@ -10,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -18,7 +21,9 @@ import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.NetworkException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.UnknownServerException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -38,10 +43,17 @@ class KafkaPublisherSendTest {
     return p;
   };
   private KafkaPublisher publisher;
+  /** What the fake cluster answers when asked whether a topic exists, and how often it was asked. */
+  private final AtomicReference<TopicCheck.Answer> clusterSays =
+      new AtomicReference<>(TopicCheck.Answer.unknown("not asked yet"));
+  private final AtomicInteger checks = new AtomicInteger();
 
   private KafkaPublisher publisher(TopicRouter router) {
     publisher = new KafkaPublisher(ProducerSettings.of(Map.of("bootstrap.servers", "127.0.0.1:9")), router,
-        () -> factory.get());
+        () -> factory.get(), topic -> {
+          checks.incrementAndGet();
+          return clusterSays.get();
+        });
     return publisher;
   }
 
@@ -177,5 +189,82 @@ class KafkaPublisherSendTest {
     PublishOutcome o = now(p.send(m));
     assertThat(o.kind()).isEqualTo(Kind.UNAVAILABLE);
     assertThat(o.reason()).contains("source");
+  }
+
+  /** What KafkaProducer.send reports after max.block.ms when the cluster said "no such topic". */
+  private static TimeoutException metadataTimeout(boolean clusterAnswered) {
+    String text = "Topic order not present in metadata after 5000 ms.";
+    return clusterAnswered
+        ? new TimeoutException(text, new UnknownTopicOrPartitionException("This server does not host this topic-partition."))
+        : new TimeoutException(text);
+  }
+
+  @Test
+  void aMissingTopicIsRejectedOnlyWhenTheAdminAnswerConfirmsTheProducersMetadata() {
+    KafkaPublisher p = publisher();
+    producers.get(0).sendException = metadataTimeout(true);
+
+    // The admin request gets no answer: nothing is decided, the event waits (no attempt used).
+    assertThat(now(p.send(Messages.full("Order", "o-1", 1))).kind()).isEqualTo(Kind.UNAVAILABLE);
+    assertThat(checks).hasValue(1);
+
+    clusterSays.set(TopicCheck.Answer.MISSING);
+    PublishOutcome o = now(p.send(Messages.full("Order", "o-2", 1)));
+    assertThat(o.kind()).isEqualTo(Kind.REJECTED);
+    assertThat(o.reason()).startsWith("topic 'order' does not exist").contains("UNKNOWN_TOPIC_OR_PARTITION");
+    assertThat(checks).hasValue(2);
+
+    // Within the verdict's window: rejected at once, no producer wait, no second admin request.
+    for (int i = 3; i < 50; i++) {
+      assertThat(now(p.send(Messages.full("Order", "o-" + i, 1))).kind()).isEqualTo(Kind.REJECTED);
+    }
+    assertThat(checks).hasValue(2);
+    // Other topics go to the producer as before.
+    producers.get(0).sendException = null;
+    CompletableFuture<PublishOutcome> other = p.send(Messages.full("Payment", "p-1", 1));
+    producers.get(0).completeNext();
+    assertThat(now(other)).isEqualTo(PublishOutcome.acked());
+  }
+
+  @Test
+  void aMetadataTimeoutWithoutTheClustersAnswerIsAnOutageAndAsksNothing() {
+    KafkaPublisher p = publisher();
+    clusterSays.set(TopicCheck.Answer.MISSING);
+    producers.get(0).sendException = metadataTimeout(false); // the cluster never answered
+
+    PublishOutcome o = now(p.send(Messages.full("Order", "o-1", 1)));
+    assertThat(o.kind()).isEqualTo(Kind.UNAVAILABLE);
+    assertThat(o.reason()).startsWith("TimeoutException");
+    assertThat(checks).hasValue(0);
+  }
+
+  @Test
+  void aBrokerRefusingARecordAsUnknownMakesTheNextSendAskTheClusterFirst() {
+    KafkaPublisher p = publisher();
+    CompletableFuture<PublishOutcome> first = p.send(Messages.full("Order", "o-1", 1));
+    producers.get(0).errorNext(new UnknownTopicOrPartitionException("This server does not host this topic-partition."));
+    assertThat(now(first).kind()).isEqualTo(Kind.UNAVAILABLE);
+    assertThat(checks).hasValue(0);
+
+    clusterSays.set(TopicCheck.Answer.MISSING);
+    assertThat(now(p.send(Messages.full("Order", "o-2", 1))).kind()).isEqualTo(Kind.REJECTED);
+    assertThat(checks).hasValue(1);
+    assertThat(producers.get(0).history()).hasSize(1); // o-2 never reached the producer
+  }
+
+  @Test
+  void aRecheckThatFindsTheTopicSendsThroughTheProducerAgain() {
+    KafkaPublisher p = publisher();
+    CompletableFuture<PublishOutcome> first = p.send(Messages.full("Order", "o-1", 1));
+    producers.get(0).errorNext(new UnknownTopicOrPartitionException("This server does not host this topic-partition."));
+    assertThat(now(first).kind()).isEqualTo(Kind.UNAVAILABLE);
+
+    clusterSays.set(TopicCheck.Answer.EXISTS); // e.g. recreated meanwhile
+    CompletableFuture<PublishOutcome> second = p.send(Messages.full("Order", "o-2", 1));
+    assertThat(checks).hasValue(1);
+    producers.get(0).completeNext();
+    assertThat(now(second)).isEqualTo(PublishOutcome.acked());
+    p.send(Messages.full("Order", "o-3", 1));
+    assertThat(checks).as("no recheck once the topic was found").hasValue(1);
   }
 }

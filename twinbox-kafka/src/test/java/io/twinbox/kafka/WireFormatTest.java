@@ -1,5 +1,6 @@
 package io.twinbox.kafka;
 
+import io.twinbox.spi.WireAttributes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cloudevents.CloudEvent;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class WireFormatTest {
 
   private static ProducerRecord<String, byte[]> encode(OutboxMessage m) {
-    return CloudEventRecords.toRecord("orders", m, CloudEventRecords.source(m.source()));
+    return CloudEventRecords.toRecord("orders", m, WireAttributes.source(m.source()));
   }
 
   private static Map<String, String> headers(ProducerRecord<String, byte[]> record) {

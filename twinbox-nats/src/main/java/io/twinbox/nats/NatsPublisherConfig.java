@@ -9,7 +9,8 @@ import java.time.Duration;
  * @param servers the server URL(s), redacted
  * @param router the subject router's description, e.g. {@code SubjectRouter.byAggregateType(twinbox)}
  * @param publishTimeout how long a publish waits for its JetStream ack before it is reported
- *     {@code UNAVAILABLE}; default 10 s
+ *     {@code UNAVAILABLE}
  * @param ownsConnection true when the publisher created its connection (and closes it)
+ * @see NatsPublisherSettings the defaults and limits
  */
 public record NatsPublisherConfig(String servers, String router, Duration publishTimeout, boolean ownsConnection) {}

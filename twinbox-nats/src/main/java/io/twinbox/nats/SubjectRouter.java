@@ -25,11 +25,35 @@ public interface SubjectRouter {
    * {@code ("Order", "OrderPlaced")} → {@code twinbox.order.OrderPlaced}.
    */
   static SubjectRouter byAggregateType() {
-    return Subjects.byAggregateType("twinbox");
+    return Subjects.byAggregateType(NatsPublisherSettings.SUBJECT_PREFIX.defaultValue());
   }
 
   /** Like {@link #byAggregateType()} under another prefix: {@code <prefix>.<aggregate type>.<type>}. */
   static SubjectRouter byAggregateType(String prefix) {
     return Subjects.byAggregateType(prefix);
+  }
+
+  /**
+   * The default dead-letter router of a publisher routing with {@code main}: {@code prefix} (default
+   * {@code dlq}) in front of the event's subject ({@code twinbox.order.OrderPlaced} → {@code
+   * dlq.twinbox.order.OrderPlaced}): a prefix, not a suffix, so the event's own stream (which
+   * captures {@code twinbox.order.>}) does not capture its dead letters. Create a stream for {@code
+   * dlq.>}.
+   */
+  static SubjectRouter deadLetters(SubjectRouter main, String prefix) {
+    java.util.Objects.requireNonNull(main, "main cannot be null");
+    String p = Subjects.validate(prefix);
+    return new SubjectRouter() {
+      @Override
+      public String subjectFor(OutboxMessage message) {
+        String subject = main.subjectFor(message);
+        return subject == null ? null : p + "." + subject;
+      }
+
+      @Override
+      public String toString() {
+        return "SubjectRouter.deadLetters(" + main + ", " + p + ")";
+      }
+    };
   }
 }

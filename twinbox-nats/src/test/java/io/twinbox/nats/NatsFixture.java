@@ -5,11 +5,13 @@ import io.nats.client.Nats;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.twinbox.Inbox;
+import io.twinbox.InboxConsumer;
 import io.twinbox.InboxHandler;
 import io.twinbox.RetryPolicy;
 import io.twinbox.jdbc.JdbcInboxStore;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.spi.InboxStore;
+import io.twinbox.spi.OutboxStore;
 import io.twinbox.spi.Transport;
 import io.twinbox.testkit.LocalServers;
 import io.twinbox.testkit.PostgresDatabase;
@@ -79,6 +81,11 @@ final class NatsFixture implements TransportFixture {
   }
 
   @Override
+  public OutboxStore outboxStore() {
+    return store;
+  }
+
+  @Override
   public String createDestination(String name) {
     String stream = streamName(name);
     NatsStreams.ensure(admin, StreamConfiguration.builder().name(stream).subjects("tb." + name + ".>")
@@ -100,7 +107,7 @@ final class NatsFixture implements TransportFixture {
   @Override
   public RunningConsumer startConsumer(String destination, Inbox inbox, InboxHandler handler, RetryPolicy retry) {
     TcpProxy proxy = TcpProxy.start(HOST, PORT);
-    NatsInboxConsumer c = NatsInboxConsumer.builder(url(proxy.port()), streamName(destination), inbox.consumer())
+    InboxConsumer c = NatsInboxConsumer.builder(url(proxy.port()), streamName(destination), inbox.consumer())
         .inbox(inbox, dataSource()).handler(handler).retryPolicy(retry).ackWait(Duration.ofSeconds(4)).build();
     c.start();
     return new RunningConsumer() {
@@ -142,6 +149,13 @@ final class NatsFixture implements TransportFixture {
             TransportContract.message("r-2", 1, "\"" + "x".repeat(STREAM_MAX_MSG_SIZE) + "\""), "10054"),
         new Rejection(publisher(destination),
             TransportContract.message("r-3", 1, "\"" + "x".repeat(1_100_000) + "\""), "payload size exceed"));
+  }
+
+  @Override
+  public MissingDestination missingDestination(String destination, String lostType) {
+    String missing = "tb-nostream." + destination;
+    return new MissingDestination(publisherBuilder().subjectRouter(m -> m.aggregateType().equals(lostType)
+        ? missing + "." + m.type() : "tb." + destination + "." + m.type()).build(), missing);
   }
 
   @Override

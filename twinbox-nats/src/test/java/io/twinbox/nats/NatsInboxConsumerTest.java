@@ -1,5 +1,6 @@
 package io.twinbox.nats;
 
+import io.twinbox.InboxConsumer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -55,7 +56,7 @@ class NatsInboxConsumerTest {
     js.publish("tb." + dest + ".raw", h, "{not json".getBytes(StandardCharsets.UTF_8));
     List<String> handled = new ArrayList<>();
     Inbox inbox = Inbox.builder(JdbcInboxStore.of(fixture.store()), "unreadable").build();
-    try (NatsInboxConsumer c = NatsInboxConsumer.builder(NatsFixture.url(NatsFixture.PORT), stream, "unreadable")
+    try (InboxConsumer c = NatsInboxConsumer.builder(NatsFixture.url(NatsFixture.PORT), stream, "unreadable")
         .inbox(inbox, fixture.dataSource()).handler((conn, m) -> {
           if (m.payload().contains("unknown")) {
             throw new UnprocessableMessageException("contract version not supported");
@@ -103,7 +104,7 @@ class NatsInboxConsumerTest {
     RetryPolicy retry = RetryPolicy.builder().maxAttempts(3).backoff(Duration.ofMillis(10), Duration.ofMillis(50)).build();
     AtomicInteger effects = new AtomicInteger();
     TcpProxy link = TcpProxy.start(NatsFixture.HOST, NatsFixture.PORT);
-    try (NatsInboxConsumer first = NatsInboxConsumer.builder(NatsFixture.url(link.port()), stream, "redelivered")
+    try (InboxConsumer first = NatsInboxConsumer.builder(NatsFixture.url(link.port()), stream, "redelivered")
         .inbox(inbox, fixture.dataSource()).batchSize(n).batchWait(Duration.ofMillis(500))
         .ackWait(Duration.ofSeconds(2)).retryPolicy(retry)
         .handler((conn, m) -> {
@@ -117,8 +118,8 @@ class NatsInboxConsumerTest {
       link.close();
     }
     List<String> handledAgain = new CopyOnWriteArrayList<>();
-    NatsInboxConsumer.Stats stats;
-    try (NatsInboxConsumer second = NatsInboxConsumer.builder(NatsFixture.url(NatsFixture.PORT), stream, "redelivered")
+    InboxConsumer.Stats stats;
+    try (InboxConsumer second = NatsInboxConsumer.builder(NatsFixture.url(NatsFixture.PORT), stream, "redelivered")
         .inbox(inbox, fixture.dataSource()).batchSize(n).batchWait(Duration.ofMillis(500))
         .ackWait(Duration.ofSeconds(2)).retryPolicy(retry)
         .handler((conn, m) -> handledAgain.add(m.id())).build()) {

@@ -1,5 +1,6 @@
 package io.twinbox.nats;
 
+import io.twinbox.InboxConsumer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -130,7 +131,7 @@ class NatsRelayCrashTest {
         .as("each event stored once").isEqualTo(EVENTS);
 
     Inbox inbox = Inbox.builder(JdbcInboxStore.of(store), "payments").build();
-    try (NatsInboxConsumer consumer = NatsInboxConsumer.builder(admin, stream, "payments")
+    try (InboxConsumer consumer = NatsInboxConsumer.builder(admin, stream, "payments")
         .inbox(inbox, db.dataSource()).handler((c, m) -> {
           try (PreparedStatement ps = c.prepareStatement("INSERT INTO effect (message_id) VALUES (?)")) {
             ps.setString(1, m.id());

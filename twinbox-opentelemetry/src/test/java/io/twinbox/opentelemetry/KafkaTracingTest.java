@@ -1,5 +1,6 @@
 package io.twinbox.opentelemetry;
 
+import io.twinbox.InboxConsumer;
 import static io.twinbox.opentelemetry.internal.MessagingAttributes.CONSUMER_GROUP;
 import static io.twinbox.opentelemetry.internal.MessagingAttributes.CONVERSATION_ID;
 import static io.twinbox.opentelemetry.internal.MessagingAttributes.DESTINATION;
@@ -189,7 +190,7 @@ class KafkaTracingTest {
     String group = "payments-" + topic;
     Inbox inbox = Inbox.builder(JdbcInboxStore.of(store), group).build();
     try (Relay relay = Relay.builder(store, traced).pollInterval(Duration.ofMillis(100)).build();
-        KafkaInboxConsumer consumer = KafkaInboxConsumer.builder(broker.bootstrapServers(), group)
+        InboxConsumer consumer = KafkaInboxConsumer.builder(broker.bootstrapServers(), group)
             .topics(topic).inbox(inbox, db.dataSource())
             .handler(TracingInboxHandler.builder(otel).system("kafka").destination(topic).consumerGroup(group)
                 .wrap(handler))

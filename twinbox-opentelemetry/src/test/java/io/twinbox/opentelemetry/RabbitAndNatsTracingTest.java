@@ -1,5 +1,6 @@
 package io.twinbox.opentelemetry;
 
+import io.twinbox.InboxConsumer;
 import static io.twinbox.opentelemetry.internal.MessagingAttributes.DESTINATION;
 import static io.twinbox.opentelemetry.internal.MessagingAttributes.MESSAGE_ID;
 import static io.twinbox.opentelemetry.internal.MessagingAttributes.SYSTEM;
@@ -77,7 +78,7 @@ class RabbitAndNatsTracingTest {
         assertOneTrace("rabbitmq", exchange, RabbitPublisher.builder(factory).router(RabbitRouter.fixed(exchange)).build(),
             (handler) -> {
               Inbox inbox = Inbox.builder(JdbcInboxStore.of(store), "trace-" + exchange).build();
-              RabbitInboxConsumer c = RabbitInboxConsumer.builder(factory, topology.queue())
+              InboxConsumer c = RabbitInboxConsumer.builder(factory, topology.queue())
                   .inbox(inbox, db.dataSource()).handler(handler).build();
               c.start();
               return c;
@@ -101,7 +102,7 @@ class RabbitAndNatsTracingTest {
             NatsPublisher.builder(url).subjectRouter(m -> "tb." + name + "." + m.type()).build(),
             (handler) -> {
               Inbox inbox = Inbox.builder(JdbcInboxStore.of(store), "trace-" + name).build();
-              NatsInboxConsumer c = NatsInboxConsumer.builder(url, stream, "trace-" + name)
+              InboxConsumer c = NatsInboxConsumer.builder(url, stream, "trace-" + name)
                   .inbox(inbox, db.dataSource()).handler(handler).build();
               c.start();
               return c;

@@ -7,13 +7,18 @@ import io.twinbox.rabbitmq.internal.ConfirmTracker;
 import io.twinbox.rabbitmq.internal.Connections;
 import io.twinbox.rabbitmq.internal.ExchangeCheck;
 import io.twinbox.rabbitmq.internal.LinkHolder;
+import io.twinbox.spi.DeadLetter;
+import io.twinbox.spi.DeadLetterTransport;
 import io.twinbox.spi.OutboxMessage;
+import io.twinbox.spi.ParkedLetter;
 import io.twinbox.spi.PublishOutcome;
 import io.twinbox.spi.Transport;
+import io.twinbox.spi.WireAttributes;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -58,14 +63,17 @@ public final class RabbitPublisher implements Transport {
 
   private final RabbitPublisherConfig config;
   private final RabbitRouter router;
+  private final RabbitRouter deadLetterRouter;
   private final LinkHolder links;
   private final ExchangeCheck exchanges;
   private final ConfirmTracker.Counters counters = new ConfirmTracker.Counters();
   private volatile ConfirmLink lastLink;
 
-  RabbitPublisher(ConnectionFactory factory, RabbitRouter router, RabbitPublisherConfig config) {
+  RabbitPublisher(ConnectionFactory factory, RabbitRouter router, RabbitRouter deadLetterRouter,
+      RabbitPublisherConfig config) {
     this.config = config;
     this.router = router;
+    this.deadLetterRouter = deadLetterRouter;
     this.links = new LinkHolder(factory, config.connectionName(), config.reconnectBackoff(), counters,
         System::nanoTime);
     this.exchanges = new ExchangeCheck(config.exchangeCheckTtl().toNanos(), System::nanoTime);
@@ -93,16 +101,48 @@ public final class RabbitPublisher implements Transport {
   /** Publishes one message; see the class documentation for the outcomes. */
   @Override
   public CompletableFuture<PublishOutcome> send(OutboxMessage m) {
+    return send(m, source -> WireAttributes.of(m, source), router);
+  }
+
+  /**
+   * Dead letters on this publisher's connection, with the same outcomes (an exchange that does not
+   * exist, or no queue bound: {@code REJECTED}, kept pending), as the original event's message
+   * (same message id, attributes, body) plus the headers {@code cloudEvents:dlqreason}, {@code
+   * cloudEvents:dlqattempts} (a long), {@code cloudEvents:dlqfirstfailure} and {@code
+   * cloudEvents:dlqlastfailure}; destination: the builder's {@link Builder#deadLetterRouter
+   * dead-letter router}, by default the event's exchange followed by {@code .dlq}, same routing key.
+   */
+  @Override
+  public Optional<DeadLetterTransport> deadLetters() {
+    return Optional.of(new DeadLetterTransport() {
+      @Override
+      public String name() {
+        return "rabbitmq dead letters (" + deadLetterRouter + ")";
+      }
+
+      @Override
+      public CompletableFuture<PublishOutcome> send(DeadLetter letter) {
+        return RabbitPublisher.this.send(letter.message(), source -> WireAttributes.of(letter, source),
+            deadLetterRouter);
+      }
+
+      /** A parked inbox message, routed as its stand-in by the dead-letter router, with its original id. */
+      @Override
+      public CompletableFuture<PublishOutcome> forward(ParkedLetter letter) {
+        return RabbitPublisher.this.send(letter.standIn(), source -> WireAttributes.of(letter, source),
+            deadLetterRouter);
+      }
+    });
+  }
+
+  private CompletableFuture<PublishOutcome> send(OutboxMessage m,
+      java.util.function.Function<URI, java.util.Map<String, Object>> attributes, RabbitRouter router) {
     if (links.isClosed()) {
       return done(PublishOutcome.unavailable("the RabbitMQ publisher is closed"));
     }
-    URI source;
-    try {
-      source = AmqpCloudEvents.source(m.source());
-    } catch (IllegalArgumentException e) {
-      // The relay's configuration, not this event, is wrong: hold everything back, fail nothing.
-      return done(PublishOutcome.unavailable(
-          "the relay's CloudEvents source is not a URI-reference; fix it in Relay.Builder.source"));
+    URI source = WireAttributes.sourceOrNull(m.source());
+    if (source == null) { // the relay's configuration, not this event: hold everything back, fail nothing
+      return done(PublishOutcome.unavailable(WireAttributes.INVALID_SOURCE));
     }
     RabbitDestination to;
     AmqpCloudEvents.Encoded encoded;
@@ -111,7 +151,7 @@ public final class RabbitPublisher implements Transport {
       if (to == null) {
         throw new IllegalArgumentException("the router returned no destination");
       }
-      encoded = AmqpCloudEvents.encode(m, source);
+      encoded = AmqpCloudEvents.encode(m, attributes.apply(source));
     } catch (RuntimeException e) {
       return done(PublishOutcome.rejected("cannot route or encode the event: " + ConfirmLink.describe(e)));
     }
@@ -185,15 +225,17 @@ public final class RabbitPublisher implements Transport {
    * Configures a {@link RabbitPublisher}. Not thread-safe; use it from one thread, then discard it.
    *
    * <p>Forced: automatic connection and topology recovery off (see the class documentation).
+   * Defaults and limits: {@link RabbitPublisherSettings}.
    */
   public static final class Builder {
     private final ConnectionFactory factory;
     private RabbitRouter router = RabbitRouter.byAggregateType();
-    private String connectionName = "twinbox-relay";
-    private Duration confirmTimeout = Duration.ofSeconds(30);
-    private int maxMessageBytes = 16 * 1024 * 1024;
-    private Duration reconnectBackoff = Duration.ofSeconds(1);
-    private Duration exchangeCheckTtl = Duration.ofSeconds(30);
+    private RabbitRouter deadLetterRouter;
+    private String connectionName = RabbitPublisherSettings.CONNECTION_NAME.defaultValue();
+    private Duration confirmTimeout = RabbitPublisherSettings.CONFIRM_TIMEOUT.defaultValue();
+    private int maxMessageBytes = RabbitPublisherSettings.MAX_MESSAGE_BYTES.defaultValue();
+    private Duration reconnectBackoff = RabbitPublisherSettings.RECONNECT_BACKOFF.defaultValue();
+    private Duration exchangeCheckTtl = RabbitPublisherSettings.EXCHANGE_CHECK_TTL.defaultValue();
 
     Builder(ConnectionFactory factory) {
       this.factory = factory;
@@ -205,40 +247,46 @@ public final class RabbitPublisher implements Transport {
       return this;
     }
 
-    /** The connection name the broker shows. Default {@code twinbox-relay}. */
-    public Builder connectionName(String name) {
-      this.connectionName = Objects.requireNonNull(name, "connectionName cannot be null");
+    /**
+     * Chooses each dead letter's exchange and routing key ({@link RabbitPublisher#deadLetters()}).
+     * Default {@link RabbitRouter#deadLetters}{@code (router)}: the event's exchange + {@code .dlq}.
+     */
+    public Builder deadLetterRouter(RabbitRouter router) {
+      this.deadLetterRouter = Objects.requireNonNull(router, "deadLetterRouter cannot be null");
       return this;
     }
 
-    /** Longest wait for a publisher confirm before {@code UNAVAILABLE}. Default 30 s; 1 ms – 10 min. */
+    /** The connection name the broker shows ({@link RabbitPublisherSettings#CONNECTION_NAME}). */
+    public Builder connectionName(String name) {
+      this.connectionName = RabbitPublisherSettings.CONNECTION_NAME.check(name);
+      return this;
+    }
+
+    /** Longest wait for a publisher confirm before {@code UNAVAILABLE} ({@link RabbitPublisherSettings#CONFIRM_TIMEOUT}). */
     public Builder confirmTimeout(Duration timeout) {
-      this.confirmTimeout = Connections.within("confirmTimeout", timeout, Duration.ofMillis(1), Duration.ofMinutes(10));
+      this.confirmTimeout = RabbitPublisherSettings.CONFIRM_TIMEOUT.check(timeout);
       return this;
     }
 
     /**
      * Larger messages (body plus headers) are {@code REJECTED} without being sent: a message over the
-     * broker's {@code max_message_size} would close the channel and fail its neighbours. Default
-     * 16 MiB; keep it at or below the broker's limit.
+     * broker's {@code max_message_size} would close the channel and fail its neighbours ({@link
+     * RabbitPublisherSettings#MAX_MESSAGE_BYTES}); keep it at or below the broker's limit.
      */
     public Builder maxMessageBytes(int bytes) {
-      if (bytes < 1024) {
-        throw new IllegalArgumentException("maxMessageBytes must be >= 1024, was " + bytes);
-      }
-      this.maxMessageBytes = bytes;
+      this.maxMessageBytes = RabbitPublisherSettings.MAX_MESSAGE_BYTES.check(bytes);
       return this;
     }
 
-    /** After a failed connect, fail fast this long. Default 1 s; 0 – 5 min. */
+    /** After a failed connect, fail fast this long ({@link RabbitPublisherSettings#RECONNECT_BACKOFF}). */
     public Builder reconnectBackoff(Duration backoff) {
-      this.reconnectBackoff = Connections.within("reconnectBackoff", backoff, Duration.ZERO, Duration.ofMinutes(5));
+      this.reconnectBackoff = RabbitPublisherSettings.RECONNECT_BACKOFF.check(backoff);
       return this;
     }
 
-    /** How long an existing exchange is trusted before it is checked again. Default 30 s; 0 – 1 h. */
+    /** How long an existing exchange is trusted before it is checked again ({@link RabbitPublisherSettings#EXCHANGE_CHECK_TTL}). */
     public Builder exchangeCheckTtl(Duration ttl) {
-      this.exchangeCheckTtl = Connections.within("exchangeCheckTtl", ttl, Duration.ZERO, Duration.ofHours(1));
+      this.exchangeCheckTtl = RabbitPublisherSettings.EXCHANGE_CHECK_TTL.check(ttl);
       return this;
     }
 
@@ -251,7 +299,8 @@ public final class RabbitPublisher implements Transport {
           factory.getVirtualHost(), factory.getUsername(), connectionName, routerName, confirmTimeout,
           maxMessageBytes, reconnectBackoff, exchangeCheckTtl);
       LOG.info("RabbitMQ publisher ready: {}", config);
-      return new RabbitPublisher(Connections.copyOf(factory), router, config);
+      return new RabbitPublisher(Connections.copyOf(factory), router,
+          deadLetterRouter != null ? deadLetterRouter : RabbitRouter.deadLetters(router), config);
     }
   }
 }

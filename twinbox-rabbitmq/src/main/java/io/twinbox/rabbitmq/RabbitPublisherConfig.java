@@ -10,16 +10,16 @@ import java.time.Duration;
  * @param port the broker's port
  * @param virtualHost the virtual host
  * @param username the user name (not a secret; the password is left out)
- * @param connectionName the client-provided connection name shown by the broker; default
- *     {@code twinbox-relay}
+ * @param connectionName the client-provided connection name shown by the broker
  * @param router the router's description, e.g. {@code RabbitRouter.byAggregateType()}, or its class
  * @param confirmTimeout how long a publish waits for its confirm before it is reported
- *     {@code UNAVAILABLE}; default 30 s
+ *     {@code UNAVAILABLE}
  * @param maxMessageBytes the largest body plus headers sent; larger events are {@code REJECTED}
- *     without being sent; default 16 MiB (RabbitMQ 4's {@code max_message_size}; 3.x allows 128 MiB)
+ *     without being sent (the default is RabbitMQ 4's {@code max_message_size}; 3.x allows 128 MiB)
  * @param reconnectBackoff after a failed connect, sends fail fast as {@code UNAVAILABLE} for this
- *     long; default 1 s
- * @param exchangeCheckTtl how long an exchange found to exist is trusted; default 30 s
+ *     long
+ * @param exchangeCheckTtl how long an exchange found to exist is trusted
+ * @see RabbitPublisherSettings the defaults and limits
  */
 public record RabbitPublisherConfig(
     String host,

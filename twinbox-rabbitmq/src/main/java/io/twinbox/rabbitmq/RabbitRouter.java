@@ -35,4 +35,25 @@ public interface RabbitRouter {
   static RabbitRouter fixed(String exchange) {
     return Routers.fixed(exchange);
   }
+
+  /**
+   * The default dead-letter router of a publisher routing with {@code main}: the event's exchange
+   * followed by {@code .dlq}, the same routing key ({@code order} / {@code OrderPlaced} → {@code
+   * order.dlq} / {@code OrderPlaced}). Declare that exchange and bind a queue to it.
+   */
+  static RabbitRouter deadLetters(RabbitRouter main) {
+    java.util.Objects.requireNonNull(main, "main cannot be null");
+    return new RabbitRouter() {
+      @Override
+      public RabbitDestination route(OutboxMessage message) {
+        RabbitDestination to = main.route(message);
+        return to == null ? null : new RabbitDestination(to.exchange() + ".dlq", to.routingKey());
+      }
+
+      @Override
+      public String toString() {
+        return "RabbitRouter.deadLetters(" + main + ")";
+      }
+    };
+  }
 }

@@ -3,11 +3,13 @@ package io.twinbox.rabbitmq;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import io.twinbox.Inbox;
+import io.twinbox.InboxConsumer;
 import io.twinbox.InboxHandler;
 import io.twinbox.RetryPolicy;
 import io.twinbox.jdbc.JdbcInboxStore;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.spi.InboxStore;
+import io.twinbox.spi.OutboxStore;
 import io.twinbox.spi.Transport;
 import io.twinbox.testkit.LocalServers;
 import io.twinbox.testkit.PostgresDatabase;
@@ -74,6 +76,11 @@ final class RabbitFixture implements TransportFixture {
   }
 
   @Override
+  public OutboxStore outboxStore() {
+    return store;
+  }
+
+  @Override
   public String createDestination(String name) {
     try {
       declare(RabbitTopology.builder("tb." + name).queue("tb." + name + ".q").build());
@@ -96,7 +103,7 @@ final class RabbitFixture implements TransportFixture {
   @Override
   public RunningConsumer startConsumer(String destination, Inbox inbox, InboxHandler handler, RetryPolicy retry) {
     TcpProxy proxy = TcpProxy.start(HOST, PORT);
-    RabbitInboxConsumer c = RabbitInboxConsumer.builder(factory(proxy.port()), "tb." + destination + ".q")
+    InboxConsumer c = RabbitInboxConsumer.builder(factory(proxy.port()), "tb." + destination + ".q")
         .inbox(inbox, dataSource()).handler(handler).retryPolicy(retry).reconnectBackoff(Duration.ofMillis(200))
         .build();
     c.start();
@@ -144,6 +151,14 @@ final class RabbitFixture implements TransportFixture {
             TransportContract.message("r-2", 1, "{}"), "does not exist"),
         new Rejection(publisherBuilder().router(RabbitRouter.fixed("tb." + destination)).maxMessageBytes(4096).build(),
             TransportContract.message("r-3", 1, "\"" + "x".repeat(8_000) + "\""), "exceeds maxMessageBytes"));
+  }
+
+  @Override
+  public MissingDestination missingDestination(String destination, String lostType) {
+    String missing = "tb." + destination + ".never-declared";
+    RabbitRouter to = RabbitRouter.fixed("tb." + destination);
+    return new MissingDestination(publisherBuilder().router(m -> m.aggregateType().equals(lostType)
+        ? new RabbitDestination(missing, m.type()) : to.route(m)).build(), missing);
   }
 
   @Override

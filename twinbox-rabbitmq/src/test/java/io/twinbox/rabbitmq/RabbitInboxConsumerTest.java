@@ -1,5 +1,6 @@
 package io.twinbox.rabbitmq;
 
+import io.twinbox.InboxConsumer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -54,7 +55,7 @@ class RabbitInboxConsumerTest {
     }
     List<String> handled = new ArrayList<>();
     Inbox inbox = Inbox.builder(fixture.inboxStore(), "unreadable").build();
-    try (RabbitInboxConsumer c = RabbitInboxConsumer.builder(RabbitFixture.factory(RabbitFixture.PORT), t.queue())
+    try (InboxConsumer c = RabbitInboxConsumer.builder(RabbitFixture.factory(RabbitFixture.PORT), t.queue())
         .inbox(inbox, fixture.dataSource()).handler((conn, m) -> {
           if (m.payload().contains("unknown")) {
             throw new UnprocessableMessageException("contract version not supported");
@@ -81,6 +82,42 @@ class RabbitInboxConsumerTest {
       }
       assertThat(String.join("\n", reasons)).contains("not a CloudEvent").contains("unreadable CloudEvent bad-json")
           .contains("unprocessable");
+    }
+  }
+
+  /**
+   * Issue 22: a second, different unreadable message reusing an AMQP message-id was acknowledged
+   * and dropped as a duplicate of the first. It is parked under an id of its own; a redelivery of
+   * either (the same bytes again) is still recognised and not parked twice.
+   */
+  @Test
+  void aDifferentUnreadableMessageReusingAMessageIdIsParkedNotDropped() throws Exception {
+    String ex = "tbc." + UUID.randomUUID().toString().substring(0, 8);
+    RabbitTopology t = fixture.declare(RabbitTopology.builder(ex).queue(ex + ".q").build());
+    AMQP.BasicProperties reused = new AMQP.BasicProperties.Builder().messageId("legacy-7").build();
+    try (Channel ch = fixture.admin().createChannel()) {
+      ch.basicPublish(ex, "raw", reused, "first body".getBytes(StandardCharsets.UTF_8));
+      ch.basicPublish(ex, "raw", reused, "second, different body".getBytes(StandardCharsets.UTF_8));
+      ch.basicPublish(ex, "raw", reused, "first body".getBytes(StandardCharsets.UTF_8)); // redelivered copies
+      ch.basicPublish(ex, "raw", reused, "second, different body".getBytes(StandardCharsets.UTF_8));
+    }
+    Inbox inbox = Inbox.builder(fixture.inboxStore(), "reused-id").build();
+    try (InboxConsumer c = RabbitInboxConsumer.builder(RabbitFixture.factory(RabbitFixture.PORT), t.queue())
+        .inbox(inbox, fixture.dataSource()).handler((conn, m) -> {}).build()) {
+      c.start();
+      await().atMost(Duration.ofSeconds(30)).until(() -> c.stats().parked() + c.stats().duplicates() == 4);
+      assertThat(c.stats().parked()).isEqualTo(2);
+    }
+    try (Connection conn = fixture.dataSource().getConnection();
+        ResultSet rs = conn.createStatement().executeQuery(
+            "SELECT message_id, payload FROM twinbox_inbox_parked WHERE consumer = 'reused-id' ORDER BY id")) {
+      List<String> parked = new ArrayList<>();
+      while (rs.next()) {
+        parked.add(rs.getString(1) + " | " + rs.getString(2));
+      }
+      assertThat(parked).hasSize(2);
+      assertThat(parked.get(0)).isEqualTo("rabbitmq:legacy-7 | first body");
+      assertThat(parked.get(1)).startsWith("rabbitmq:legacy-7#").endsWith(" | second, different body");
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.twinbox.rabbitmq;
 
+import io.twinbox.spi.WireEvents;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.Channel;
@@ -82,7 +83,7 @@ class RabbitWireFormatTest {
         .isEqualTo("acme é");
     assertThat(new String(r.getBody(), StandardCharsets.UTF_8)).isEqualTo("{\"total\":42,\"note\":\"naïve\"}");
 
-    AmqpCloudEvents.Decoded d = AmqpCloudEvents.decode(props, r.getBody(), "q@1");
+    WireEvents.Read d = AmqpCloudEvents.decode(props, r.getBody(), "q@1");
     assertThat(d.failure()).isNull();
     InboxMessage m = d.message();
     assertThat(m).isEqualTo(new InboxMessage("0195a3c4-1111-7abc-8def-0123456789ab", "com.example.OrderPlaced", 2,

@@ -8,7 +8,9 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 /**
  * Actuator health of the outbox ({@code twinbox}), from {@link Health}: DOWN when the oldest
  * pending event is older than {@code twinbox.health.max-oldest-pending-age}, when events pend but
- * no live relay holds a lease, or when the outbox cannot be read. Details: the counts of the
+ * no live relay holds a lease, when the application's relay stopped for good ({@link
+ * io.twinbox.Relay#fault()}, a WAL relay whose slot was lost), or when the outbox cannot be read.
+ * Details: the counts of the
  * {@link OutboxStatus} and the reasons.
  */
 public class TwinboxHealthIndicator extends AbstractHealthIndicator {

@@ -30,7 +30,7 @@ import io.twinbox.spring.kafka.TwinboxKafkaInboxConsumer;
 import io.twinbox.spring.nats.TwinboxNatsInboxConsumer;
 import io.twinbox.spring.rabbitmq.TwinboxRabbitInboxConsumer;
 import io.twinbox.testkit.PostgresDatabase;
-import io.twinbox.testkit.RecordingTransport;
+import io.twinbox.testing.RecordingTransport;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
@@ -102,15 +102,28 @@ class TwinboxAutoConfigurationTest {
   void relaySettingsComeFromProperties() {
     runner.withBean(Transport.class, RecordingTransport::acking)
         .withPropertyValues("twinbox.relay.batch-size=42", "twinbox.relay.workers=3", "twinbox.relay.source=/orders",
-            "twinbox.relay.lease-ttl=5s", "twinbox.relay.node-id=node-a")
+            "twinbox.relay.lease-ttl=5s", "twinbox.relay.node-id=node-a", "twinbox.relay.retry.max-attempts=4",
+            "twinbox.relay.retry.initial-delay=2s")
         .run(context -> {
           var config = context.getBean(TwinboxRelay.class).relay().config();
+          assertThat(config.retryPolicy().maxAttempts()).isEqualTo(4);
+          assertThat(config.retryPolicy().initialDelay()).hasSeconds(2);
           assertThat(config.batchSize()).isEqualTo(42);
           assertThat(config.workers()).isEqualTo(3);
           assertThat(config.source()).isEqualTo("/orders");
           assertThat(config.leaseTtl()).hasSeconds(5);
           assertThat(config.nodeId()).isEqualTo("node-a");
         });
+  }
+
+  /** Issue 16: the starter's poll interval defaulted to 500 ms while the builder and the README said 100 ms. */
+  @Test
+  void relayDefaultsAreTheBuildersDefaults() {
+    runner.withBean(Transport.class, RecordingTransport::acking).run(context -> {
+      var config = context.getBean(TwinboxRelay.class).relay().config();
+      assertThat(config.pollInterval()).isEqualTo(io.twinbox.RelaySettings.POLL_INTERVAL.defaultValue()).hasMillis(100);
+      assertThat(config.retryPolicy().maxAttempts()).isEqualTo(io.twinbox.RetryPolicy.ofDefaults().maxAttempts());
+    });
   }
 
   @Test
@@ -217,20 +230,24 @@ class TwinboxAutoConfigurationTest {
   @Test
   void badValuesStopTheStartNamingTheProperty() {
     for (String[] bad : new String[][] {
-        {"twinbox.relay.batch-size=0", "relay.batchSize", "within [1, 10000]"},
-        {"twinbox.relay.workers=65", "relay.workers", "within [1, 64]"},
-        {"twinbox.relay.lease-ttl=500ms", "relay.leaseTtl", ">= PT1S"},
-        {"twinbox.relay.poll-interval=0s", "relay.pollInterval", "> 0"},
-        {"twinbox.outbox.max-payload-bytes=0", "outbox.maxPayloadBytes", ">= 1"},
-        {"twinbox.inbox.retention=1d", "inbox.retention", "redelivery-horizon"},
-        {"twinbox.kafka.topic=no spaces", "kafka.topic", "[a-zA-Z0-9._-]"},
-        {"twinbox.kafka.consumer.batch-size=5000", "kafka.consumer.batchSize", "within [1, 1000]"},
-        {"twinbox.rabbitmq.port=0", "rabbitmq.port", "within [1, 65535]"},
-        {"twinbox.rabbitmq.consumer.batch-size=100", "rabbitmq.consumer.batchSize", "prefetch"},
-        {"twinbox.rabbitmq.consumer.batch-wait=2s", "rabbitmq.consumer.batchWait", "within [PT0S, PT1S]"},
-        {"twinbox.nats.consumer.stream=ORDERS.V1", "nats.consumer.stream", "without whitespace"},
-        {"twinbox.nats.consumer.ack-wait=2h", "nats.consumer.ackWait", "within [PT1S, PT1H]"},
-        {"twinbox.nats.consumer.max-deliver=0", "nats.consumer.maxDeliver", ">= 1"}}) {
+        {"twinbox.relay.batch-size=0", "twinbox.relay.batch-size", "within [1, 10000]"},
+        {"twinbox.relay.workers=65", "twinbox.relay.workers", "within [1, 64]"},
+        {"twinbox.relay.lease-ttl=500ms", "twinbox.relay.lease-ttl", ">= 1s"},
+        {"twinbox.relay.poll-interval=0s", "twinbox.relay.poll-interval", "> 0"},
+        {"twinbox.outbox.max-payload-bytes=0", "twinbox.outbox.max-payload-bytes", ">= 1"},
+        {"twinbox.inbox.retention=1d", "twinbox.inbox.retention", "redelivery-horizon"},
+        {"twinbox.kafka.topic=no spaces", "twinbox.kafka.topic", "[a-zA-Z0-9._-]"},
+        {"twinbox.kafka.consumer.batch-size=5000", "twinbox.kafka.consumer.batch-size", "within [1, 1000]"},
+        {"twinbox.rabbitmq.port=0", "twinbox.rabbitmq.port", "within [1, 65535]"},
+        {"twinbox.rabbitmq.consumer.batch-size=100", "twinbox.rabbitmq.consumer.batch-size", "prefetch"},
+        {"twinbox.rabbitmq.consumer.batch-wait=2s", "twinbox.rabbitmq.consumer.batch-wait", "within [0s, 1s]"},
+        {"twinbox.nats.consumer.stream=ORDERS.V1", "twinbox.nats.consumer.stream", "without whitespace"},
+        {"twinbox.nats.consumer.ack-wait=2h", "twinbox.nats.consumer.ack-wait", "within [1s, 1h]"},
+        {"twinbox.nats.consumer.max-deliver=0", "twinbox.nats.consumer.max-deliver", ">= 1"},
+        // Issue 16: the starter had no retry settings; now every relay and consumer setting is a property.
+        {"twinbox.relay.retry.max-attempts=0", "twinbox.relay.retry.max-attempts", ">= 1"},
+        {"twinbox.kafka.consumer.retry.initial-delay=1m", "twinbox.kafka.consumer.retry.initial-delay",
+            "must not exceed twinbox.kafka.consumer.retry.max-delay (5s)"}}) {
       runner.withPropertyValues(bad[0]).run(context -> assertThat(context).hasFailed().getFailure()
           .hasStackTraceContaining("twinbox").hasStackTraceContaining(bad[1]).hasStackTraceContaining(bad[2]));
     }
@@ -243,11 +260,13 @@ class TwinboxAutoConfigurationTest {
     runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).withBean(InboxHandler.class, () -> (c, m) -> { })
         .withPropertyValues("twinbox.inbox.consumer=payments").run(context -> {
           assertThat(context).hasNotFailed().hasSingleBean(OutboxMetrics.class).hasSingleBean(RelayMetrics.class)
-              .hasSingleBean(InboxMetrics.class);
+              .hasSingleBean(InboxMetrics.class).hasSingleBean(io.twinbox.micrometer.ParkedMetrics.class);
           new JdbcTemplate(db.dataSource()).update("DELETE FROM twinbox_outbox");   // other tests leave events
           MeterRegistry registry = context.getBean(MeterRegistry.class);
           context.getBean(OutboxMetrics.class).bindTo(registry);   // Boot's metrics support does this in an app
           assertThat(registry.get("twinbox.outbox.pending").gauge().value()).isZero();
+          context.getBean(io.twinbox.micrometer.ParkedMetrics.class).bindTo(registry);
+          assertThat(registry.get("twinbox.inbox.parked").tag("consumer", "payments").gauge().value()).isZero();
         });
     runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(OutboxMetrics.class));
     runner.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
@@ -312,7 +331,7 @@ class TwinboxAutoConfigurationTest {
       assertThat(config.virtualHost()).isEqualTo("orders");
       assertThat(config.router()).isEqualTo("RabbitRouter.fixed(events)");
       assertThat(config.toString()).doesNotContain("s3cret-pw");
-      assertThat(context.getBean(TwinboxProperties.class).getRabbitmq().toString()).doesNotContain("s3cret-pw")
+      assertThat(context.getBean(TwinboxSettings.class).toString()).doesNotContain("s3cret-pw")
           .contains("password=***");
     });
     runner.withPropertyValues("twinbox.rabbitmq.uri=amqp://relay:s3cret-pw@127.0.0.1:9/%2f").run(context -> {
@@ -322,8 +341,8 @@ class TwinboxAutoConfigurationTest {
       assertThat(config.port()).isEqualTo(9);
       assertThat(config.router()).isEqualTo("RabbitRouter.byAggregateType()");
       assertThat(context.getBean(TwinboxRelay.class).isRunning()).isTrue();   // the relay runs on it
-      assertThat(context.getBean(TwinboxProperties.class).getRabbitmq().toString()).doesNotContain("s3cret-pw")
-          .contains("amqp://***@127.0.0.1:9");
+      assertThat(context.getBean(TwinboxSettings.class).toString()).doesNotContain("s3cret-pw")
+          .contains("twinbox.rabbitmq.uri=***");
     });
     rabbit.withClassLoader(new FilteredClassLoader(RabbitPublisher.class))
         .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Transport.class));
@@ -340,8 +359,8 @@ class TwinboxAutoConfigurationTest {
       assertThat(config.servers()).isEqualTo("nats://***@127.0.0.1:9");
       assertThat(config.router()).isEqualTo("SubjectRouter.byAggregateType(shop)");
       assertThat(config.ownsConnection()).isTrue();
-      assertThat(context.getBean(TwinboxProperties.class).getNats().toString()).doesNotContain("s3cret-pw")
-          .contains("nats://***@127.0.0.1:9");
+      assertThat(context.getBean(TwinboxSettings.class).toString()).doesNotContain("s3cret-pw")
+          .contains("twinbox.nats.url=***");
     });
     nats.withClassLoader(new FilteredClassLoader(NatsPublisher.class))
         .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Transport.class));
@@ -451,7 +470,7 @@ class TwinboxAutoConfigurationTest {
         assertThat(context).hasFailed().getFailure().hasStackTraceContaining("twinbox.relay.transport"));
     runner.withPropertyValues("twinbox.kafka.bootstrap-servers=127.0.0.1:9", "twinbox.relay.transport=nats")
         .run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining("relay.transport")
-            .hasStackTraceContaining("twinbox.nats.url is set"));
+            .hasStackTraceContaining("twinbox.nats.url is not set"));
   }
 
   @Test

@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * controller; below the kernel's ephemeral port range, so that no outgoing connection can take
  * them while the broker is down) and keeps its data in a temporary directory, formatted by the
  * child JVM itself ({@code kafka.tools.StorageTool format}) before its first start. It is tuned
- * for one node: replication factors 1, {@code num.partitions=4}, topics created on first use, no
- * group rebalance delay; the child runs with {@code -Xmx512m} and {@code
+ * for one node: replication factors 1, {@code num.partitions=4}, topics created on first use
+ * (unless started with {@link #startWithoutAutoCreate()}), no group rebalance delay; the child runs with {@code -Xmx512m} and {@code
  * -XX:+ExitOnOutOfMemoryError} and logs to {@link #logFile()}. {@link #kill()} and {@link
  * #restart()} keep the ports and the data, so tests can crash the broker and bring the same one
  * back. A restart after {@code kill -9} takes a few seconds longer than the first start: the node
@@ -68,6 +68,7 @@ public final class KafkaBroker implements AutoCloseable {
   private final Path config;
   private final Path log;
   private final String clusterId = Uuid.randomUuid().toString();
+  private final boolean autoCreateTopics;
   private int brokerPort;
   private int controllerPort;
   // Volatile so that the shutdown hook can kill it without waiting for a lock.
@@ -75,8 +76,9 @@ public final class KafkaBroker implements AutoCloseable {
   private long lastPid = -1;
   private boolean closed;
 
-  private KafkaBroker(Path dir) {
+  private KafkaBroker(Path dir, boolean autoCreateTopics) {
     this.dir = dir;
+    this.autoCreateTopics = autoCreateTopics;
     this.dataDir = dir.resolve("data");
     this.config = dir.resolve("server.properties");
     this.log = dir.resolve("broker.log");
@@ -90,6 +92,19 @@ public final class KafkaBroker implements AutoCloseable {
    *     the broker's log
    */
   public static KafkaBroker start() {
+    return start(true);
+  }
+
+  /**
+   * As {@link #start()}, but with {@code auto.create.topics.enable=false}: a producer's record for
+   * a topic nobody created waits for metadata that never comes, as on most production clusters.
+   * Create topics with {@link #createTopic}.
+   */
+  public static KafkaBroker startWithoutAutoCreate() {
+    return start(false);
+  }
+
+  private static KafkaBroker start(boolean autoCreateTopics) {
     Path dir;
     try {
       dir = Files.createTempDirectory(DIR_PREFIX);
@@ -98,7 +113,7 @@ public final class KafkaBroker implements AutoCloseable {
     }
     StaleDirectories.markOwned(dir);
     StaleDirectories.sweep(dir.getParent(), DIR_PREFIX);
-    KafkaBroker broker = new KafkaBroker(dir);
+    KafkaBroker broker = new KafkaBroker(dir, autoCreateTopics);
     LIVE.add(broker);
     try {
       broker.firstStart();
@@ -118,6 +133,11 @@ public final class KafkaBroker implements AutoCloseable {
       shared = start();
     }
     return shared;
+  }
+
+  /** True unless started with {@link #startWithoutAutoCreate()}. */
+  public boolean autoCreatesTopics() {
+    return autoCreateTopics;
   }
 
   /** The client listener, {@code "127.0.0.1:<port>"}; it stays the same across restarts. */
@@ -257,7 +277,7 @@ public final class KafkaBroker implements AutoCloseable {
       int[] ports = FreePorts.pick(2);
       brokerPort = ports[0];
       controllerPort = ports[1];
-      BrokerConfig.write(config, dataDir, brokerPort, controllerPort);
+      BrokerConfig.write(config, dataDir, brokerPort, controllerPort, autoCreateTopics);
       long started = System.nanoTime();
       launch();
       if (awaitReady(System.nanoTime() + READY_TIMEOUT.toNanos())) {

@@ -1,6 +1,6 @@
 package io.twinbox.example;
 
-import io.twinbox.kafka.KafkaInboxConsumer;
+import io.twinbox.InboxConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,15 +18,15 @@ final class RestartableConsumer implements AutoCloseable {
 
   /** Counters summed over every instance. */
   record Totals(long processed, long duplicates, long parked, long retries) {
-    Totals plus(KafkaInboxConsumer.Stats s) {
+    Totals plus(InboxConsumer.Stats s) {
       return new Totals(processed + s.processed(), duplicates + s.duplicates(), parked + s.parked(),
           retries + s.retries());
     }
   }
 
   private final String name;
-  private final Supplier<KafkaInboxConsumer> consumers;
-  private KafkaInboxConsumer current;
+  private final Supplier<InboxConsumer> consumers;
+  private InboxConsumer current;
   private Totals before = new Totals(0, 0, 0, 0);
   private int restarts;
   private int revivals;
@@ -36,7 +36,7 @@ final class RestartableConsumer implements AutoCloseable {
    * @param name for logs
    * @param consumers builds a new, unstarted consumer for each instance
    */
-  RestartableConsumer(String name, Supplier<KafkaInboxConsumer> consumers) {
+  RestartableConsumer(String name, Supplier<InboxConsumer> consumers) {
     this.name = name;
     this.consumers = consumers;
   }

@@ -4,8 +4,9 @@ import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import java.util.function.Consumer;
 
 /**
- * Writes the audit trail: one line per mutation or refused mutation, saying who (role and remote
- * address — never the token) and what (action, selector, outcome). Thread-safe if the sink is.
+ * Writes the audit trail: one line per mutation, refused mutation or failed authentication, saying
+ * who (role and remote address — never the token) and what (action, selector, outcome). Thread-safe
+ * if the sink is.
  */
 public final class Audit {
   private final Consumer<String> sink;
@@ -23,8 +24,19 @@ public final class Audit {
         + who(role, remote));
   }
 
+  /** A mutation or payload view of a parked message: {@code what} is built of ids and states only. */
+  public void line(String what, Role role, String remote) {
+    sink.accept(what + who(role, remote));
+  }
+
   public void refused(String path, int status, Role role, String remote) {
     sink.accept("refused=" + status + " path=" + quote(path) + who(role, remote));
+  }
+
+  /** The first request refused (429) because its address failed to authenticate too often. */
+  public void limited(String path, String remote, long retryAfterSeconds) {
+    sink.accept("refused=429 path=" + quote(path) + " reason=\"too many failed authentications\" retryAfter="
+        + retryAfterSeconds + "s" + who(Role.NONE, remote));
   }
 
   private static String who(Role role, String remote) {

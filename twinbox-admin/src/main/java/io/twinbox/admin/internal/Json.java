@@ -4,10 +4,13 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.twinbox.HeldAggregate;
 import io.twinbox.Health;
 import io.twinbox.OutboxStatus;
 import io.twinbox.RelayStats;
 import io.twinbox.StoredEvent;
+import io.twinbox.spi.OutboxAdminStore.PendingQuery;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -101,24 +104,62 @@ public final class Json {
     ObjectNode n = object().put("limit", limit);
     ArrayNode list = n.putArray("events");
     for (StoredEvent e : events) {
-      list.addObject()
-          .put("position", e.position())
-          .put("id", e.id().toString())
-          .put("aggregateType", e.aggregateType())
-          .put("aggregateId", e.aggregateId())
-          .put("sequence", e.sequence())
-          .put("type", e.type())
-          .put("version", e.version())
-          .put("status", e.status())
-          .put("attempts", e.attempts())
-          .put("lastError", e.lastError())
-          .put("createdAt", iso(e.createdAt()))
-          .put("nextAttemptAt", iso(e.nextAttemptAt()));
+      event(list.addObject(), e);
     }
     return n;
   }
 
+  /** {@code /api/pending}: one page, and where the next one starts ({@code null}: this was the last). */
+  public static ObjectNode pending(List<StoredEvent> events, PendingQuery q) {
+    ObjectNode n = events(events, q.limit());
+    n.put("olderThanMillis", q.olderThan().toMillis());
+    n.put("after", q.afterPosition());
+    if (events.size() < q.limit()) {
+      n.putNull("next");
+    } else {
+      n.put("next", events.get(events.size() - 1).position());
+    }
+    return n;
+  }
+
+  /** {@code /api/held}: each held aggregate with the event that holds it. */
+  public static ObjectNode held(List<HeldAggregate> held, int limit) {
+    ObjectNode n = object().put("limit", limit);
+    ArrayNode list = n.putArray("held");
+    for (HeldAggregate h : held) {
+      ObjectNode a = list.addObject()
+          .put("aggregateType", h.aggregateType())
+          .put("aggregateId", h.aggregateId())
+          .put("reason", h.reason().name())
+          .put("since", iso(h.since()));
+      event(a.putObject("holding"), h.holding());
+    }
+    return n;
+  }
+
+  /** {@code /api/purge}: what a purge of PUBLISHED rows older than {@code olderThan} would delete. */
+  public static ObjectNode purgePreview(String olderThan, Duration age, long published) {
+    return object().put("olderThan", olderThan).put("olderThanMillis", age.toMillis()).put("published", published)
+        .put("maxBatch", Action.MAX_PURGE_BATCH);
+  }
+
+  private static void event(ObjectNode n, StoredEvent e) {
+    n.put("position", e.position())
+        .put("id", e.id() == null ? null : e.id().toString())
+        .put("aggregateType", e.aggregateType())
+        .put("aggregateId", e.aggregateId())
+        .put("sequence", e.sequence())
+        .put("type", e.type())
+        .put("version", e.version())
+        .put("status", e.status())
+        .put("attempts", e.attempts())
+        .put("lastError", e.lastError())
+        .put("createdAt", iso(e.createdAt()))
+        .put("nextAttemptAt", iso(e.nextAttemptAt()));
+  }
+
+  /** ISO-8601; {@code null} for none and for the "long ago" of a row due at once (−infinity, year 1970). */
   private static String iso(Instant t) {
-    return t == null ? null : t.toString();
+    return t == null || t.getEpochSecond() <= 0 ? null : t.toString();
   }
 }

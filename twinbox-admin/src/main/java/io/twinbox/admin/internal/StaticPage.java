@@ -5,7 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Map;
 
-/** The admin page's three files, read once from the classpath ({@code io/twinbox/admin/page/}). */
+/** The admin page's files, read once from the classpath ({@code io/twinbox/admin/page/}). */
 public final class StaticPage {
   /** One file: its bytes and media type. */
   public record Asset(byte[] bytes, String contentType) {}
@@ -17,7 +17,9 @@ public final class StaticPage {
     assets = Map.of(
         "/", load("index.html", "text/html; charset=utf-8"),
         "/admin.css", load("admin.css", "text/css; charset=utf-8"),
-        "/admin.js", load("admin.js", "text/javascript; charset=utf-8"));
+        "/admin.js", load("admin.js", "text/javascript; charset=utf-8"),
+        "/stuck.js", load("stuck.js", "text/javascript; charset=utf-8"),
+        "/parked.js", load("parked.js", "text/javascript; charset=utf-8"));
   }
 
   /** The file served at {@code path}, or {@code null}. */

@@ -36,6 +36,8 @@ function showLogin(error) {
   sessionStorage.removeItem(TOKEN_KEY);
   $('app').hidden = true;
   $('session').hidden = true;
+  $('parked-detail').hidden = true; // a payload shown stays in no hidden element
+  $('parked-payload').textContent = '';
   $('login').hidden = false;
   $('login-error').textContent = error || '';
   $('token').value = '';
@@ -156,7 +158,7 @@ function renderEvents(list) {
     cell(row, formatTime(e.createdAt));
     cell(row, e.status === 'FAILED' ? '–' : formatTime(e.nextAttemptAt));
     const actions = cell(row, '', 'actions admin-only');
-    if (e.status === 'FAILED') {
+    if (e.status === 'FAILED' && e.id !== null) { // null: a stored id that is not a UUID
       actions.append(
           button('Retry', 'retry small', () => act('retry', { id: e.id }, 'Retried')),
           button('Skip', 'skip small danger', () => confirmed(
@@ -199,8 +201,10 @@ function filters() {
 }
 
 async function refresh() {
-  const [status, events] = await Promise.all([api('/api/status'), api('/api/events?' + filters())]);
-  renderStatus(status);
+  // The status first: a token that is not accepted costs one refused request, not one per view.
+  const status = await api('/api/status');
+  renderStatus(status); // first: the views' buttons depend on the role
+  const [events] = await Promise.all([api('/api/events?' + filters()), refreshStuck(), refreshParked()]);
   renderEvents(events);
 }
 

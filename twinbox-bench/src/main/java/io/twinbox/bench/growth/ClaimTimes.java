@@ -1,6 +1,7 @@
 package io.twinbox.bench.growth;
 
 import io.twinbox.CompletionMode;
+import io.twinbox.spi.ClaimedRow;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
 import io.twinbox.spi.OutboxMessage;
@@ -51,9 +52,9 @@ final class ClaimTimes implements OutboxStore {
   }
 
   @Override
-  public List<OutboxMessage> claim(String nodeId, Collection<PartitionLease> leases, int limit) {
+  public List<ClaimedRow> claim(String nodeId, Collection<PartitionLease> leases, int limit) {
     long t0 = System.nanoTime();
-    List<OutboxMessage> rows = delegate.claim(nodeId, leases, limit);
+    List<ClaimedRow> rows = delegate.claim(nodeId, leases, limit);
     record(System.nanoTime() - t0, rows.isEmpty());
     return rows;
   }

@@ -30,9 +30,9 @@ final class History {
                          lpad((k * 31 % 100000)::text, 5, '0'), 1 + k % 5, lpad((k * 7 % 100000)::text, 5, '0'),
                          lpad((k * 17 % 100000)::text, 5, '0'))::jsonb AS payload
           FROM generate_series(0, 999) AS k)
-      INSERT INTO twinbox_outbox (aggregate_type, aggregate_id, sequence, type, version, payload, headers,
+      INSERT INTO twinbox_outbox (id, aggregate_type, aggregate_id, sequence, type, version, payload, headers,
                                   traceparent, occurred_at, created_at, status, published_at)
-      SELECT 'Order', 'order-' || (g % ?), g / ? + 1, 'OrderCreated', 1, p.payload, '{}'::jsonb,
+      SELECT gen_random_uuid(), 'Order', 'order-' || (g % ?), g / ? + 1, 'OrderCreated', 1, p.payload, '{}'::jsonb,
              '00-' || md5(g::text) || '-' || substr(md5((g + 1)::text), 1, 16) || '-01', t.ts, t.ts,
              ?, CASE WHEN ? = 'PUBLISHED' THEN t.ts + interval '40 milliseconds' END
         FROM generate_series(?, ?) AS g

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
 import io.twinbox.Inbox;
 import io.twinbox.InboxBatchHandler;
+import io.twinbox.InboxConsumer;
 import io.twinbox.InboxMessage;
 import io.twinbox.bench.CpuMeter;
 import io.twinbox.bench.Machine;
@@ -60,7 +61,7 @@ public final class InboxBench {
   public record Variant(String name, Kind kind, int batch, double duplicateShare, int messages) {
     /** Whether the messages come from a topic. */
     boolean library() {
-      return kind == Kind.TWINBOX || kind == Kind.TWINBOX_BATCH_HANDLER || kind == Kind.RAW_KAFKA;
+      return kind == Kind.TWINBOX || kind == Kind.TWINBOX_BATCH_HANDLER || kind == Kind.RAW_BROKER;
     }
   }
 
@@ -70,11 +71,14 @@ public final class InboxBench {
     RAW_SQL,
     /** As {@link #RAW_SQL}, but one UPDATE round trip per message, as a per-message handler does. */
     RAW_SQL_PER_ROW,
-    /** Plain KafkaConsumer (manual offset commit after the database commit) + the same plain JDBC. */
-    RAW_KAFKA,
-    /** {@link KafkaInboxConsumer}. */
+    /**
+     * The broker's plain client (KafkaConsumer with a manual offset commit, or the {@link BrokerFeed}'s
+     * loop) acknowledging after the database commit + the same plain JDBC: the hand-written baseline.
+     */
+    RAW_BROKER,
+    /** {@link InboxConsumer}. */
     TWINBOX,
-    /** {@link KafkaInboxConsumer} with an {@link InboxBatchHandler}: one JDBC batch of UPDATEs per transaction. */
+    /** {@link InboxConsumer} with an {@link InboxBatchHandler}: one JDBC batch of UPDATEs per transaction. */
     TWINBOX_BATCH_HANDLER
   }
 
@@ -84,6 +88,28 @@ public final class InboxBench {
   private final int partitions;
   private int topicNo;
   private long sampleMillis;
+  private BrokerFeed feed;
+
+  /** Runs the broker variants on {@code feed} (RabbitMQ, NATS) instead of the Kafka broker; null: Kafka. */
+  InboxBench feed(BrokerFeed feed) {
+    this.feed = feed;
+    return this;
+  }
+
+  /** The broker the messages come from: {@code kafka}, {@code rabbitmq} or {@code nats}. */
+  public String brokerName() {
+    return feed == null ? "kafka" : feed.name();
+  }
+
+  /** An inbox bench of the same database whose broker variants run on RabbitMQ ({@code amqp://...}). */
+  public InboxBench onRabbit(String uri) throws SQLException {
+    return new InboxBench(db, broker, runId, partitions).sampleEvery(sampleMillis).feed(new RabbitFeed(uri));
+  }
+
+  /** An inbox bench of the same database whose broker variants run on NATS JetStream. */
+  public InboxBench onNats(String url) throws SQLException {
+    return new InboxBench(db, broker, runId, partitions).sampleEvery(sampleMillis).feed(new NatsFeed(url));
+  }
 
   /** Samples the library consumer's thread every {@code millis} (0: off); see {@link InboxSampler}. */
   public InboxBench sampleEvery(long millis) {
@@ -155,40 +181,55 @@ public final class InboxBench {
     long distinct = msgs.stream().map(Msg::id).distinct().count();
     String topic = null;
     if (v.library()) {
-      topic = "bench-inbox-" + runId + "-" + (++topicNo);
-      produce(topic, msgs);
+      topic = "bench-inbox-" + brokerName() + "-" + runId + "-" + (++topicNo);
+      if (feed == null) {
+        produce(topic, msgs);
+      } else {
+        feed.fill(topic, msgs);
+      }
     }
+    try {
+      return measured(v, msgs, distinct, topic);
+    } finally {
+      if (feed != null && topic != null) {
+        feed.cleanUp();
+      }
+    }
+  }
+
+  private Result measured(Variant v, List<Msg> msgs, long distinct, String topic) throws Exception {
     double others = io.twinbox.bench.Quiet.await(Set.of(broker.pid()));
     double load = Machine.load1();
     CpuMeter cpu = CpuMeter.start(Set.of(broker.pid()));
     Map<String, Object> m = switch (v.kind()) {
       case TWINBOX, TWINBOX_BATCH_HANDLER -> library(v, topic, msgs.size());
-      case RAW_KAFKA -> rawKafka(v, topic, msgs.size());
+      case RAW_BROKER -> feed == null ? rawKafka(v, topic, msgs.size()) : rawFeed(v, topic, msgs.size());
       case RAW_SQL, RAW_SQL_PER_ROW -> rawSql(v, msgs);
     };
     Map<String, Double> cpuUse = cpu.stop();
+    String lib = feed == null ? "KafkaInboxConsumer.builder(bootstrap, group)" : feed.libraryDescription();
     Result r = new Result("inbox", v.name(), load).loadAfter(Machine.load1())
-        .param("others_cpu_before", others)
+        .param("others_cpu_before", others).param("broker", brokerName()).param("kind", v.kind().name())
         .param("messages", msgs.size()).param("distinct_messages", distinct)
         .param("batch", v.batch()).param("duplicate_share", v.duplicateShare())
-        .param("topic_partitions", v.library() ? partitions : 0)
+        .param("topic_partitions", v.library() && feed == null ? partitions : 0)
         .param("description", switch (v.kind()) {
-          case TWINBOX -> "KafkaInboxConsumer.batchSize(" + v.batch() + "), JdbcInboxStore, handler: one UPDATE accounts";
-          case TWINBOX_BATCH_HANDLER -> "KafkaInboxConsumer.batchSize(" + v.batch() + "), JdbcInboxStore, "
+          case TWINBOX -> lib + ".batchSize(" + v.batch() + "), JdbcInboxStore, handler: one UPDATE accounts";
+          case TWINBOX_BATCH_HANDLER -> lib + ".batchSize(" + v.batch() + "), JdbcInboxStore, "
               + "InboxBatchHandler: one JDBC batch of UPDATE accounts per transaction";
           case RAW_SQL -> "plain JDBC, no broker: multi-row INSERT raw_inbox ON CONFLICT DO NOTHING + batched UPDATE "
               + "accounts, " + v.batch() + " per commit";
           case RAW_SQL_PER_ROW -> "plain JDBC, no broker: multi-row INSERT raw_inbox ON CONFLICT DO NOTHING + one "
               + "UPDATE accounts round trip per message (not JDBC-batched), " + v.batch() + " per commit";
-          case RAW_KAFKA -> "plain KafkaConsumer (read_committed, commitSync after the DB commit) + the raw-SQL "
-              + "statements, up to " + v.batch() + " per commit";
+          case RAW_BROKER -> (feed == null ? "plain KafkaConsumer (read_committed, commitSync after the DB commit)"
+              : feed.rawDescription()) + " + the raw-SQL statements, up to " + v.batch() + " per commit";
         });
     m.forEach(r::metric);
     r.metrics(cpuUse);
     long balance = balanceSum();
     long expected = msgs.stream().filter(distinctFirst()).mapToLong(x -> amountOf(x.payload())).sum();
     r.metric("effects_correct", balance == expected);
-    System.out.printf("  inbox %-22s batch %2d: %,8.0f msgs/s consumed, %,8.0f applied/s (%d dup suppressed, "
+    System.out.printf("  inbox %-40s batch %2d: %,8.0f msgs/s consumed, %,8.0f applied/s (%d dup suppressed, "
             + "effects %s)%n", v.name(), v.batch(), r.number("consumed_per_s"), r.number("applied_per_s"),
         ((Number) m.getOrDefault("duplicates", 0L)).longValue(), balance == expected ? "correct" : "WRONG");
     return r;
@@ -257,10 +298,12 @@ public final class InboxBench {
   private Map<String, Object> library(Variant v, String topic, int total) throws Exception {
     try (HikariDataSource pool = Pools.create(db, "bench-inbox", 2, true)) {
       Inbox inbox = Inbox.builder(JdbcInboxStore.of(pool), "bench-payments").build();
-      KafkaInboxConsumer consumer = KafkaInboxConsumer.builder(broker.bootstrapServers(), "bench-" + topic)
-          .topics(topic)
-          .inbox(inbox, pool)
-          .batchSize(v.batch())
+      InboxConsumer.Builder<?> builder = feed == null
+          ? KafkaInboxConsumer.builder(broker.bootstrapServers(), "bench-" + topic).topics(topic)
+          : feed.library(topic);
+      builder.inbox(inbox, pool);
+      builder.batchSize(v.batch());
+      InboxConsumer consumer = builder
           .handler(v.kind() == Kind.TWINBOX_BATCH_HANDLER ? (InboxBatchHandler) (c, msgs) -> {
             try (PreparedStatement ps = c.prepareStatement(UPDATE)) {
               for (InboxMessage msg : msgs) {
@@ -280,7 +323,7 @@ public final class InboxBench {
       long first = -1;
       long firstCount = 0;
       long deadline = start + TimeUnit.SECONDS.toNanos(600);
-      KafkaInboxConsumer.Stats s;
+      InboxConsumer.Stats s;
       InboxSampler sampler = null;
       try {
         consumer.start();
@@ -451,6 +494,51 @@ public final class InboxBench {
         }
         if (!offsets.isEmpty()) {
           consumer.commitSync(offsets);
+        }
+      }
+    }
+    double seconds = (System.nanoTime() - first) / 1e9;
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("consumed_per_s", (done - firstCount) / seconds);
+    m.put("applied_per_s", applied * (done - firstCount) / (double) Math.max(1, done) / seconds);
+    m.put("seconds", round(seconds));
+    m.put("processed", applied);
+    m.put("duplicates", done - applied);
+    m.put("transactions", transactions);
+    m.put("avg_tx_size", round(done / (double) Math.max(1, transactions)));
+    m.put("complete", done >= total);
+    return m;
+  }
+
+  /**
+   * The raw-SQL inbox fed by the {@link BrokerFeed}'s plain client: chunks of up to {@code batch}
+   * messages, DB commit per chunk, then the chunk acknowledged — what the library does, minus the
+   * CloudEvents decoding, the stored-hash check, retries and parking.
+   */
+  private Map<String, Object> rawFeed(Variant v, String tag, int total) throws Exception {
+    long applied = 0;
+    long done = 0;
+    long transactions = 0;
+    long first = -1;
+    long firstCount = 0;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(600);
+    try (HikariDataSource pool = Pools.create(db, "bench-raw-" + feed.name(), 1, false);
+        Connection c = pool.getConnection();
+        BrokerFeed.Raw raw = feed.raw(tag, v.batch())) {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      while (done < total && System.nanoTime() < deadline) {
+        List<Msg> chunk = raw.next();
+        if (chunk.isEmpty()) {
+          continue;
+        }
+        applied += applyChunk(c, chunk, sha, false);
+        c.commit();
+        raw.settle();
+        transactions++;
+        done += chunk.size();
+        if (first < 0) {
+          first = System.nanoTime();
+          firstCount = chunk.size();
         }
       }
     }

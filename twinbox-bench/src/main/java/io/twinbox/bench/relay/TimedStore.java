@@ -1,6 +1,7 @@
 package io.twinbox.bench.relay;
 
 import io.twinbox.CompletionMode;
+import io.twinbox.spi.ClaimedRow;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
 import io.twinbox.spi.OutboxMessage;
@@ -57,9 +58,9 @@ public final class TimedStore implements OutboxStore {
   }
 
   @Override
-  public List<OutboxMessage> claim(String nodeId, Collection<PartitionLease> leases, int limit) {
+  public List<ClaimedRow> claim(String nodeId, Collection<PartitionLease> leases, int limit) {
     long t0 = System.nanoTime();
-    List<OutboxMessage> rows = delegate.claim(nodeId, leases, limit);
+    List<ClaimedRow> rows = delegate.claim(nodeId, leases, limit);
     long t1 = System.nanoTime();
     claimNanos.add(t1 - t0);
     claims.increment();

@@ -54,7 +54,7 @@ public final class WritePaths {
     }
   }
 
-  static void insertOrder(Connection c, Order o, Timestamp now) throws SQLException {
+  public static void insertOrder(Connection c, Order o, Timestamp now) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(INSERT_ORDER)) {
       ps.setString(1, o.customer());
       ps.setBigDecimal(2, BigDecimal.valueOf(o.cents(), 2));

@@ -27,7 +27,7 @@ public final class Database implements AutoCloseable {
     String url = settings.require("db.url");
     if (!url.startsWith("jdbc:postgresql:") && !url.startsWith("jdbc:mariadb:") && !url.startsWith("jdbc:mysql:")) {
       throw new ConfigException("db.url must be a jdbc:postgresql: or jdbc:mariadb: URL, was '"
-          + Settings.mask(url) + "'");
+          + Scrubber.maskText(url) + "'");
     }
     Duration timeout = settings.duration("db.connect.timeout");
     HikariConfig c = new HikariConfig();
@@ -43,7 +43,7 @@ public final class Database implements AutoCloseable {
     try {
       pool = new HikariDataSource(c);
     } catch (RuntimeException e) {
-      throw new UnreachableException("cannot connect to the database at " + Settings.mask(url)
+      throw new UnreachableException("cannot connect to the database at " + Scrubber.maskText(url)
           + (settings.get("db.user") == null ? "" : " as " + settings.get("db.user")) + ": " + rootReason(e));
     }
     try {

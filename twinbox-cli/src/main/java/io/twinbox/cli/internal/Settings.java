@@ -1,8 +1,15 @@
 package io.twinbox.cli.internal;
 
+import io.twinbox.HealthSettings;
+import io.twinbox.RelaySettings;
+import io.twinbox.kafka.KafkaPublisherSettings;
+import io.twinbox.nats.NatsPublisherSettings;
+import io.twinbox.rabbitmq.RabbitPublisherSettings;
+import io.twinbox.settings.Catalogue;
+import io.twinbox.settings.Setting;
+import io.twinbox.settings.SettingValues;
 import java.io.IOException;
 import java.io.Reader;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -18,25 +25,27 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The CLI's configuration: a properties file, then environment variables, then command-line
- * options, each overriding the one before. Every key is known in advance (see {@link #KEYS}); an
- * unknown key in the file or an unknown {@code TWINBOX_*} variable is an error that names it.
+ * options, each overriding the one before. Every key is derived from a settings catalogue (see
+ * {@link #CATALOGUES}): {@code <prefix>.<setting, dotted>}, e.g. {@code relay.batch.size} for
+ * {@code RelaySettings.BATCH_SIZE}, with the catalogue's default, limits and secret flag. An
+ * unknown key in the file or an unknown {@code TWINBOX_*} variable is an error that names it; a
+ * key renamed since an earlier version is still read, with a warning ({@link #warnings()}).
  *
  * <p>Environment mapping: {@code TWINBOX_} + the key upper-cased with {@code .} and {@code -} as
  * {@code _}, e.g. {@code db.url} ← {@code TWINBOX_DB_URL}, {@code kafka.bootstrap.servers} ←
  * {@code TWINBOX_KAFKA_BOOTSTRAP_SERVERS}. Kafka producer properties go under {@code
- * kafka.property.<name>} ← {@code TWINBOX_KAFKA_PROPERTY_<NAME>} ({@code _} read back as {@code .}).
+ * kafka.producer.<name>} ← {@code TWINBOX_KAFKA_PRODUCER_<NAME>} ({@code _} read back as {@code .}).
  *
- * <p>Secrets (passwords, tokens, secret-looking Kafka properties, the password part of URLs) are
- * never shown: {@link #describe()} masks them and {@link #secretValues()} lists them for the output
- * scrubber. Immutable.
+ * <p>Secrets are never shown: what counts as one is decided in one place, {@link Scrubber} (secret
+ * settings, any key or parameter whose name says password, secret, token, credential or key
+ * material, and all URL user-info). {@link #describe()} masks them and {@link #secretValues()}
+ * lists them for the output scrubber. Immutable.
  */
 public final class Settings {
-  /** A known setting. */
+  /** A known setting, as the CLI shows it. */
   public record Key(String name, String defaultValue, boolean secret, String description) {
     public String envName() {
       return envName(name);
@@ -47,58 +56,73 @@ public final class Settings {
     }
   }
 
-  public static final String KAFKA_PROPERTY_PREFIX = "kafka.property.";
-  private static final String ENV_PREFIX = "TWINBOX_";
-  private static final String KAFKA_ENV_PREFIX = Key.envName(KAFKA_PROPERTY_PREFIX);
-  private static final Pattern SECRET_NAME = Pattern.compile("(?i).*(password|secret|jaas|token|credential).*");
-  private static final Pattern URL_PASSWORD = Pattern.compile("(?i)[?&;]password=([^&;]*)");
-  private static final String MASK = "****";
+  /** Every catalogue the CLI reads, in the order {@link #describe()} and {@code --help} list them. */
+  public static final List<Catalogue<?>> CATALOGUES = List.of(SidecarSettings.DB, SidecarSettings.TOP,
+      KafkaPublisherSettings.CATALOGUE, RabbitPublisherSettings.CATALOGUE, NatsPublisherSettings.CATALOGUE,
+      SidecarSettings.RELAY, RelaySettings.CATALOGUE, SidecarSettings.HTTP, HealthSettings.CATALOGUE,
+      SidecarSettings.ADMIN);
 
-  /** Every setting, in the order {@link #describe()} lists them. */
-  public static final List<Key> KEYS = List.of( // relay.* without a default: the Relay.Builder's applies
-      new Key("db.url", null, false, "JDBC URL of the database holding twinbox_outbox (required)"),
-      new Key("db.user", null, false, "database user"),
-      new Key("db.password", null, true, "database password"),
-      new Key("db.pool.size", "6", false, "relay: connections in the pool"),
-      new Key("db.connect.timeout", "10s", false, "longest wait for a connection"),
-      new Key("transport", "kafka", false, "kafka, rabbitmq or nats"),
-      new Key("kafka.bootstrap.servers", null, false, "Kafka bootstrap servers (transport=kafka)"),
-      new Key("kafka.topic", null, false, "one topic for every event; default: the aggregate type, lower-cased"),
-      new Key("rabbitmq.uri", null, false, "amqp://user:password@host:5672/vhost (transport=rabbitmq)"),
-      new Key("rabbitmq.exchange", null, false, "one exchange for every event; default: the aggregate type, lower-cased (routing key = event type)"),
-      new Key("nats.url", null, false, "nats://host:4222 (transport=nats)"),
-      new Key("nats.subject.prefix", null, false, "subject prefix; default twinbox (subject = prefix.aggregate type.event type)"),
-      new Key("relay.name", "twinbox", false, "the relay tag of its metrics"),
-      new Key("relay.source", null, false, "CloudEvents source of every message"),
-      new Key("relay.node.id", null, false, "the relay's name in the lease table; default pid@host-random"),
-      new Key("relay.batch.size", null, false, "rows claimed at once"),
-      new Key("relay.workers", null, false, "worker threads"),
-      new Key("relay.poll.interval", null, false, "longest idle wait between claims"),
-      new Key("relay.lease.ttl", null, false, "partition lease length"),
-      new Key("relay.publish.timeout", null, false, "longest wait for a wave's acknowledgements"),
-      new Key("relay.max.attempts", null, false, "attempts before an event is FAILED"),
-      new Key("relay.completion.mode", null, false, "DELETE or MARK (keep rows as PUBLISHED)"),
-      new Key("http.enabled", "true", false, "serve /metrics, /health and the admin page"),
-      new Key("http.bind", "0.0.0.0", false, "address the HTTP server listens on"),
-      new Key("http.port", "8080", false, "HTTP port; 0 = any free port (logged)"),
-      new Key("health.max.pending.age", "5m", false, "/health is DOWN once the oldest pending event is older"),
-      new Key("admin.read.token", null, true, "token for the read-only admin page; the page is off without one"),
-      new Key("admin.token", null, true, "token that may also retry and skip"));
+  /** Keys of earlier versions, read as their new names. */
+  private static final Map<String, String> RENAMED = Map.of(
+      "relay.max.attempts", "relay.retry.max.attempts",
+      "health.max.pending.age", "health.max.oldest.pending.age");
+  private static final String OLD_KAFKA_PROPERTY_PREFIX = "kafka.property.";
 
-  private static final Map<String, Key> BY_NAME = new LinkedHashMap<>();
-  private static final Map<String, Key> BY_ENV = new LinkedHashMap<>();
+  private static final Map<String, Entry> BY_NAME = new LinkedHashMap<>();
+  private static final Map<String, String> BY_ENV = new LinkedHashMap<>();
+  private static final Map<String, Entry> MAPS = new LinkedHashMap<>();
+
+  /** A key with its catalogue and setting. */
+  private record Entry(Catalogue<?> catalogue, Setting<?> setting, Key key) {}
 
   static {
-    for (Key k : KEYS) {
-      BY_NAME.put(k.name(), k);
-      BY_ENV.put(k.envName(), k);
+    for (Catalogue<?> c : CATALOGUES) {
+      for (Setting<?> s : c.settings()) {
+        String name = key(c, s);
+        Key k = new Key(s.type() == Setting.Type.MAP ? name + "." : name,
+            s.defaultValue() == null ? null : s.defaultText(), s.secret(), describe(s));
+        Entry e = new Entry(c, s, k);
+        (s.type() == Setting.Type.MAP ? MAPS : BY_NAME).put(k.name(), e);
+        if (s.type() != Setting.Type.MAP) {
+          BY_ENV.put(k.envName(), name);
+        }
+      }
     }
+    RENAMED.forEach((old, now) -> BY_ENV.put(Key.envName(old), old));
   }
 
-  private final Map<String, String> values;
+  /** Every setting, in the order {@link #describe()} lists them; the producer properties' prefix apart. */
+  public static final List<Key> KEYS = BY_NAME.values().stream().map(Entry::key).toList();
 
-  private Settings(Map<String, String> values) {
+  /** The Kafka producer properties' prefix, {@code kafka.producer.}. */
+  public static final String KAFKA_PROPERTY_PREFIX = key(KafkaPublisherSettings.CATALOGUE,
+      KafkaPublisherSettings.PRODUCER) + ".";
+  private static final String ENV_PREFIX = "TWINBOX_";
+  private static final String KAFKA_ENV_PREFIX = Key.envName(KAFKA_PROPERTY_PREFIX);
+  private static final String OLD_KAFKA_ENV_PREFIX = Key.envName(OLD_KAFKA_PROPERTY_PREFIX);
+  private static final String MASK = Scrubber.MASK;
+
+  private final Map<String, String> values;
+  private final List<String> warnings;
+
+  private Settings(Map<String, String> values, List<String> warnings) {
     this.values = Collections.unmodifiableMap(new TreeMap<>(values));
+    this.warnings = List.copyOf(warnings);
+  }
+
+  /** The CLI key of a catalogue's setting: {@code relay} + {@code retry.maxAttempts} → {@code relay.retry.max.attempts}. */
+  public static String key(Catalogue<?> catalogue, Setting<?> setting) {
+    return key(catalogue, setting.name());
+  }
+
+  private static String key(Catalogue<?> catalogue, String name) {
+    return (catalogue.prefix().isEmpty() ? "" : Catalogue.dotted(catalogue.prefix()) + ".") + Catalogue.dotted(name);
+  }
+
+  private static String describe(Setting<?> s) {
+    String limits = s.limits();
+    return s.description() + (limits.isEmpty() || s.type() == Setting.Type.STRING && s.maxLength() > 0
+        && limits.equals("1–" + s.maxLength() + " characters") ? "" : " (" + limits + ")");
   }
 
   /**
@@ -111,6 +135,7 @@ public final class Settings {
    */
   public static Settings load(Path file, Map<String, String> env, Map<String, String> overrides) {
     Map<String, String> values = new LinkedHashMap<>();
+    List<String> warnings = new ArrayList<>();
     if (file != null) {
       Properties p = new Properties();
       try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
@@ -121,8 +146,7 @@ public final class Settings {
         throw new ConfigException("config file " + file + " cannot be read: " + e.getClass().getSimpleName());
       }
       for (String name : new TreeMap<>(Map.copyOf(toStrings(p))).keySet()) {
-        checkKnown(name, "in " + file);
-        values.put(name, p.getProperty(name).trim());
+        values.put(known(name, "in " + file, warnings), p.getProperty(name).trim());
       }
     }
     for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
@@ -133,22 +157,25 @@ public final class Settings {
       String key;
       if (var.startsWith(KAFKA_ENV_PREFIX) && var.length() > KAFKA_ENV_PREFIX.length()) {
         key = KAFKA_PROPERTY_PREFIX + var.substring(KAFKA_ENV_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '.');
+      } else if (var.startsWith(OLD_KAFKA_ENV_PREFIX) && var.length() > OLD_KAFKA_ENV_PREFIX.length()) {
+        key = known(OLD_KAFKA_PROPERTY_PREFIX + var.substring(OLD_KAFKA_ENV_PREFIX.length()).toLowerCase(Locale.ROOT)
+            .replace('_', '.'), "(" + var + ")", warnings);
       } else if (BY_ENV.containsKey(var)) {
-        key = BY_ENV.get(var).name();
+        key = known(BY_ENV.get(var), "(" + var + ")", warnings);
       } else {
         throw new ConfigException("unknown environment variable " + var + ": no setting maps to it (known: "
-            + String.join(", ", BY_ENV.keySet()) + ", " + KAFKA_ENV_PREFIX + "*)");
+            + String.join(", ", BY_NAME.values().stream().map(x -> x.key().envName()).toList()) + ", "
+            + KAFKA_ENV_PREFIX + "*)");
       }
       values.put(key, e.getValue().trim());
     }
     for (Map.Entry<String, String> e : overrides.entrySet()) {
       if (e.getValue() != null) {
-        checkKnown(e.getKey(), "(option)");
-        values.put(e.getKey(), e.getValue().trim());
+        values.put(known(e.getKey(), "(option)", warnings), e.getValue().trim());
       }
     }
     values.values().removeIf(String::isEmpty);
-    return new Settings(values);
+    return new Settings(values, warnings);
   }
 
   private static Map<String, String> toStrings(Properties p) {
@@ -159,15 +186,64 @@ public final class Settings {
     return m;
   }
 
-  private static void checkKnown(String name, String where) {
+  /** The key's current name; a renamed key adds a warning, an unknown one is an error. */
+  private static String known(String name, String where, List<String> warnings) {
+    String now = RENAMED.get(name);
+    if (now == null && name.startsWith(OLD_KAFKA_PROPERTY_PREFIX)) {
+      now = KAFKA_PROPERTY_PREFIX + name.substring(OLD_KAFKA_PROPERTY_PREFIX.length());
+    }
+    if (now != null) {
+      warnings.add(name + " " + where + " is now called " + now + "; the old name will stop working");
+      return now;
+    }
     if (BY_NAME.containsKey(name)) {
-      return;
+      return name;
     }
     if (name.startsWith(KAFKA_PROPERTY_PREFIX) && name.length() > KAFKA_PROPERTY_PREFIX.length()) {
-      return;
+      return name;
     }
     throw new ConfigException("unknown setting '" + name + "' " + where + "; known settings: "
         + String.join(", ", BY_NAME.keySet()) + ", " + KAFKA_PROPERTY_PREFIX + "<producer property>");
+  }
+
+  /** Keys given under an earlier name, to be logged. */
+  public List<String> warnings() {
+    return warnings;
+  }
+
+  /**
+   * The checked values of {@code catalogue}'s keys that are set (a map's from its prefixed keys);
+   * the catalogue's defaults stand for the others.
+   *
+   * @throws ConfigException naming the key and the limit
+   */
+  public SettingValues values(Catalogue<?> catalogue) {
+    Map<String, Object> explicit = new LinkedHashMap<>();
+    for (Setting<?> s : catalogue.settings()) {
+      String k = key(catalogue, s);
+      if (s.type() == Setting.Type.MAP) {
+        Map<String, String> m = prefixed(k + ".");
+        if (!m.isEmpty()) {
+          explicit.put(s.name(), m);
+        }
+      } else if (values.containsKey(k)) {
+        try {
+          explicit.put(s.name(), s.parse(values.get(k), k));
+        } catch (IllegalArgumentException e) {
+          throw new ConfigException(e.getMessage());
+        }
+      }
+    }
+    try {
+      return catalogue.values(explicit, name -> key(catalogue, name));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+  }
+
+  /** The value of one key (given, else its default), parsed and checked by its setting; null when neither. */
+  public <T> T value(Catalogue<?> catalogue, Setting<T> setting) {
+    return values(catalogue).get(setting);
   }
 
   /** The value, else the key's default; null when neither. */
@@ -200,16 +276,27 @@ public final class Settings {
     throw new ConfigException(name + " must be an integer in [" + min + ", " + max + "], was '" + shown(name, v) + "'");
   }
 
+  /** A whole-number key, checked against its setting's limits. */
+  public int intValue(String name) {
+    return (Integer) typed(name);
+  }
+
+  /** A duration key, checked against its setting's limits when it has one. */
   public Duration duration(String name) {
-    return Durations.parse(name, require(name));
+    return BY_NAME.containsKey(name) ? (Duration) typed(name) : Durations.parse(name, require(name));
   }
 
   public boolean bool(String name) {
-    String v = require(name).toLowerCase(Locale.ROOT);
-    if (v.equals("true") || v.equals("false")) {
-      return Boolean.parseBoolean(v);
+    return (Boolean) typed(name);
+  }
+
+  private Object typed(String name) {
+    Entry e = BY_NAME.get(name);
+    try {
+      return e.setting().parse(require(name), name);
+    } catch (IllegalArgumentException ex) {
+      throw new ConfigException(ex.getMessage());
     }
-    throw new ConfigException(name + " must be true or false, was '" + v + "'");
   }
 
   /** One of {@code allowed} (case-insensitive), returned lower-cased. */
@@ -223,31 +310,33 @@ public final class Settings {
     throw new ConfigException(name + " must be one of " + String.join(", ", allowed) + ", was '" + v + "'");
   }
 
-  /** The {@code kafka.property.*} settings, without the prefix. */
+  /** The {@code kafka.producer.*} settings, without the prefix. */
   public Map<String, String> kafkaProperties() {
+    return prefixed(KAFKA_PROPERTY_PREFIX);
+  }
+
+  private Map<String, String> prefixed(String prefix) {
     Map<String, String> m = new LinkedHashMap<>();
     values.forEach((k, v) -> {
-      if (k.startsWith(KAFKA_PROPERTY_PREFIX)) {
-        m.put(k.substring(KAFKA_PROPERTY_PREFIX.length()), v);
+      if (k.startsWith(prefix)) {
+        m.put(k.substring(prefix.length()), v);
       }
     });
     return m;
   }
 
   private static Key key(String name) {
-    return BY_NAME.get(name);
+    Entry e = BY_NAME.get(name);
+    return e == null ? null : e.key();
   }
 
   private static boolean isSecret(String name) {
     Key k = key(name);
-    if (k != null) {
-      return k.secret();
-    }
-    return SECRET_NAME.matcher(name).matches();
+    return k != null && k.secret() || Scrubber.isSecretName(name);
   }
 
   private String shown(String name, String value) {
-    return isSecret(name) ? MASK : mask(value);
+    return isSecret(name) ? MASK : Scrubber.maskText(value);
   }
 
   /** Every value set, one {@code key=value} per entry, secrets masked. For the start-up log. */
@@ -255,8 +344,13 @@ public final class Settings {
     List<String> parts = new ArrayList<>();
     Set<String> names = new LinkedHashSet<>(BY_NAME.keySet());
     names.addAll(values.keySet());
+    String transport = get("transport") == null ? "" : get("transport").toLowerCase(Locale.ROOT);
     for (String n : names) {
-      String v = get(n);
+      Entry e = BY_NAME.get(n);
+      // The defaults of the brokers not in use are noise: only their keys set are shown.
+      boolean otherBroker = e != null && Set.of("kafka", "rabbitmq", "nats").contains(e.catalogue().prefix())
+          && !e.catalogue().prefix().equals(transport);
+      String v = otherBroker ? values.get(n) : get(n);
       if (v != null) {
         parts.add(n + "=" + shown(n, v));
       }
@@ -265,58 +359,18 @@ public final class Settings {
   }
 
   /**
-   * Every secret value: secret settings, secret-looking Kafka properties, and passwords inside
-   * URLs ({@code user:password@} or {@code password=} parameters).
+   * Every secret value, for the output scrubber: secret settings whole, and the secrets inside any
+   * value (URL user-info, secret-named parameters; see {@link Scrubber#secretsIn}).
    */
   public Set<String> secretValues() {
     Set<String> s = new LinkedHashSet<>();
     values.forEach((k, v) -> {
       if (isSecret(k)) {
         s.add(v);
-        Matcher m = Pattern.compile("(?i)password=\"([^\"]*)\"").matcher(v); // sasl.jaas.config
-        while (m.find()) {
-          s.add(m.group(1));
-        }
       }
-      String p = urlPassword(v);
-      if (p != null) {
-        s.add(p);
-        try {
-          s.add(URLDecoder.decode(p, StandardCharsets.UTF_8));
-        } catch (IllegalArgumentException e) {
-          // not URL-encoded: the raw form is already listed
-        }
-      }
+      s.addAll(Scrubber.secretsIn(k, v));
     });
     s.removeIf(String::isEmpty);
     return s;
-  }
-
-  /** A URL with its password replaced by {@code ****}; other text unchanged. */
-  public static String mask(String value) {
-    String p = urlPassword(value);
-    return p == null || p.isEmpty() ? value : value.replace(p, MASK);
-  }
-
-  private static String urlPassword(String value) {
-    Matcher m = URL_PASSWORD.matcher(value);
-    if (m.find()) {
-      return m.group(1);
-    }
-    int scheme = value.indexOf("://");
-    if (scheme < 0) {
-      return null;
-    }
-    int at = value.indexOf('@', scheme + 3);
-    int slash = value.indexOf('/', scheme + 3);
-    if (at < 0 || (slash >= 0 && slash < at)) {
-      return null;
-    }
-    String userInfo = value.substring(scheme + 3, at);
-    int colon = userInfo.indexOf(':');
-    if (colon < 0) {
-      return null;
-    }
-    return userInfo.substring(colon + 1);
   }
 }

@@ -1,10 +1,15 @@
 package io.twinbox.cli.internal;
 
+import io.twinbox.spi.Printable;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A plain-text table with a header row, columns padded to their widest cell. Not thread-safe. */
+/**
+ * A plain-text table with a header row, columns padded to their widest cell. Cells are shown with
+ * {@link Printable#of}: a control character in a value (ESC, BEL, a line break) is written as a
+ * visible escape, never sent to the terminal. Not thread-safe.
+ */
 public final class Table {
   private final List<String[]> rows = new ArrayList<>();
   private final int columns;
@@ -20,7 +25,7 @@ public final class Table {
     }
     String[] r = new String[columns];
     for (int i = 0; i < columns; i++) {
-      r[i] = cells[i] == null ? "-" : String.valueOf(cells[i]).replaceAll("[\\r\\n\\t]+", " ");
+      r[i] = cells[i] == null ? "-" : Printable.of(String.valueOf(cells[i]));
     }
     rows.add(r);
     return this;

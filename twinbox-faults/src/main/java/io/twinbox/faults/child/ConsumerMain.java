@@ -1,23 +1,24 @@
 package io.twinbox.faults.child;
 
+import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariDataSource;
 import io.twinbox.Inbox;
+import io.twinbox.InboxConsumer;
+import io.twinbox.InboxHandler;
+import io.twinbox.RetryPolicy;
 import io.twinbox.UnprocessableMessageException;
 import io.twinbox.jdbc.JdbcInboxStore;
 import io.twinbox.kafka.KafkaInboxConsumer;
-import io.twinbox.InboxHandler;
-import io.twinbox.rabbitmq.RabbitInboxConsumer;
 import io.twinbox.nats.NatsInboxConsumer;
-import io.twinbox.RetryPolicy;
-import com.rabbitmq.client.ConnectionFactory;
-import java.time.Duration;
-import java.util.function.Supplier;
+import io.twinbox.rabbitmq.RabbitInboxConsumer;
 import java.sql.PreparedStatement;
+import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A consumer JVM of a fault run: the Kafka topic, RabbitMQ queue or JetStream stream through the inbox into the consumer's database,
@@ -58,7 +59,7 @@ public final class ConsumerMain {
     AutoCloseable consumer;
     Supplier<Object> stats;
     if (spec[0].equals("kafka")) {
-      KafkaInboxConsumer kafka = KafkaInboxConsumer.builder(spec[1], spec[3])
+      InboxConsumer kafka = KafkaInboxConsumer.builder(spec[1], spec[3])
           .topics(spec[2])
           .inbox(inbox, ds)
           .property("client.id", args[5])
@@ -75,7 +76,7 @@ public final class ConsumerMain {
       f.setHost(spec[1]);
       f.setPort(Integer.parseInt(spec[2]));
       f.setConnectionTimeout(5_000);
-      RabbitInboxConsumer rabbit = RabbitInboxConsumer.builder(f, spec[3]).inbox(inbox, ds).handler(handler)
+      InboxConsumer rabbit = RabbitInboxConsumer.builder(f, spec[3]).inbox(inbox, ds).handler(handler)
           .connectionName("faults-consumer-" + args[5]).reconnectBackoff(Duration.ofMillis(500)).build();
       rabbit.start();
       consumer = rabbit;
@@ -85,7 +86,7 @@ public final class ConsumerMain {
       // the drain's patience. Not shorter: at 6 s a loaded box fell into a redelivery storm (each
       // redelivered message costs an attempt transaction before its own, so the prefetched batch
       // outlived the ack wait again and again). The inline retries must fit in half of it.
-      NatsInboxConsumer nats = NatsInboxConsumer.builder("nats://" + spec[1] + ":" + spec[2], spec[3], args[4])
+      InboxConsumer nats = NatsInboxConsumer.builder("nats://" + spec[1] + ":" + spec[2], spec[3], args[4])
           .inbox(inbox, ds).handler(handler).ackWait(Duration.ofSeconds(30))
           .retryPolicy(RetryPolicy.builder().maxAttempts(5).backoff(Duration.ofMillis(100), Duration.ofMillis(500))
               .build())

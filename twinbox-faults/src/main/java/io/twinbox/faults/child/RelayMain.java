@@ -3,6 +3,7 @@ package io.twinbox.faults.child;
 import com.zaxxer.hikari.HikariDataSource;
 import io.twinbox.CompletionMode;
 import io.twinbox.Relay;
+import io.twinbox.RelayMode;
 import io.twinbox.RelayStats;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.kafka.KafkaPublisher;
@@ -26,21 +27,24 @@ import java.util.concurrent.TimeUnit;
  * {@code PUBLISHED} (not deleted) so that the checker can see them, every broker ack journaled.
  *
  * <p>Arguments: {@code <jdbc url> <user> <password> <transport> <node id> <lease ttl ms> <journal
- * file>}, the transport as {@code kafka|<bootstrap>|<topic>}, {@code
+ * file> <polling|wal>} (WAL: {@code RelayMode.WAL} on slot {@value #WAL_SLOT}), the transport as {@code kafka|<bootstrap>|<topic>}, {@code
  * rabbitmq|<host>|<port>|<exchange>} or {@code nats|<host>|<port>|<subject prefix>} (see {@link #transport}). Prints {@value #STARTED} once running, {@value #STATS} lines every 500 ms and
- * {@value #FINAL} on SIGTERM.
+ * {@value #FINAL} on SIGTERM (with the longest stall of the whole process that the stats ticker saw,
+ * see {@link StallGauge}).
  */
 public final class RelayMain {
   public static final String STARTED = "RELAY-STARTED";
   public static final String STATS = "RELAY-STATS";
   public static final String FINAL = "RELAY-FINAL";
+  /** The replication slot of the WAL rows. */
+  public static final String WAL_SLOT = "twinbox_faults";
 
   private RelayMain() {}
 
   public static void main(String[] args) throws InterruptedException {
-    if (args.length != 7) {
+    if (args.length != 8 || !args[7].equals("polling") && !args[7].equals("wal")) {
       throw new IllegalArgumentException("usage: RelayMain <jdbc url> <user> <password> <transport>"
-          + " <node id> <lease ttl ms> <journal>");
+          + " <node id> <lease ttl ms> <journal> <polling|wal>");
     }
     HikariDataSource ds = Pools.open(args[0], args[1], args[2], "faults-relay-" + args[4], 6);
     JdbcStore store = JdbcStore.builder(ds).build();
@@ -53,8 +57,12 @@ public final class RelayMain {
         .batchSize(200)
         .workers(2)
         .completionMode(CompletionMode.MARK)
+        .mode(args[7].equals("wal") ? RelayMode.WAL : RelayMode.POLLING)
+        .walSlot(WAL_SLOT)
+        .walSweepInterval(Duration.ofMillis(200))
         .build();
     CountDownLatch stopped = new CountDownLatch(1);
+    StallGauge stalls = new StallGauge(500, 250);
     ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "relay-stats");
       t.setDaemon(true);
@@ -65,14 +73,16 @@ public final class RelayMain {
       relay.close();
       journal.close();
       ds.close();
-      System.out.println(FINAL + " " + line(relay.stats()));
+      System.out.println(FINAL + " " + line(relay.stats()) + " maxStallMs=" + stalls.maxMillis());
       System.out.flush();
       stopped.countDown();
     }, "relay-shutdown"));
     relay.start();
     System.out.println(STARTED + " " + relay.nodeId());
-    ticker.scheduleAtFixedRate(() -> System.out.println(STATS + " " + line(relay.stats())),
-        500, 500, TimeUnit.MILLISECONDS);
+    ticker.scheduleAtFixedRate(() -> {
+      stalls.tick();
+      System.out.println(STATS + " " + line(relay.stats()));
+    }, 500, 500, TimeUnit.MILLISECONDS);
     stopped.await();
   }
 

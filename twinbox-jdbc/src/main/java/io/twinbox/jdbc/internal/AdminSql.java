@@ -1,17 +1,16 @@
 package io.twinbox.jdbc.internal;
 
+import io.twinbox.HeldAggregate;
 import io.twinbox.OutboxStatus;
 import io.twinbox.StoredEvent;
 import io.twinbox.spi.OutboxAdminStore.EventSelector;
+import io.twinbox.spi.OutboxAdminStore.PendingQuery;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,19 +23,37 @@ import java.util.UUID;
  * Part of the dialect layer: only dialects construct it.
  */
 public final class AdminSql {
-  /** What differs between databases in these statements. */
-  public record Fragments(String now, String longAgo, String ageMillis, boolean utcDateTimes, boolean uuidType) {}
+  /**
+   * What differs between databases in these statements.
+   *
+   * @param olderThan the database time {@code ?} milliseconds ago (one parameter)
+   */
+  public record Fragments(String now, String longAgo, String ageMillis, String olderThan, boolean utcDateTimes,
+      boolean uuidType) {}
+
+  private static final String COLUMNS = """
+      position, id, aggregate_type, aggregate_id, sequence, type, version, status, attempts, last_error,
+             created_at, next_attempt_at""";
 
   private final Fragments f;
   private final String statusSql;
   private final String oldestSql;
   private final String leasesSql;
   private final String troubledSql;
+  private final String heldSql;
+  private final String pendingSql;
+  private final String countPublishedSql;
   private final String purgeSql;
+  private final String purgeSuppliedIdsSql;
 
-  public AdminSql(Fragments f, String purgeSql) {
+  /**
+   * @param purgeSql deletes up to ? PUBLISHED rows older than ? ms (parameters: age, limit)
+   * @param purgeSuppliedIdsSql the same for the supplied-id ledger (parameters: age in ms, limit)
+   */
+  public AdminSql(Fragments f, String purgeSql, String purgeSuppliedIdsSql) {
     this.f = f;
     this.purgeSql = purgeSql;
+    this.purgeSuppliedIdsSql = purgeSuppliedIdsSql;
     this.statusSql = """
         SELECT (SELECT count(*) FROM twinbox_outbox WHERE status = 'PENDING'),
                (SELECT count(*) FROM twinbox_outbox WHERE status = 'PENDING' AND attempts > 0),
@@ -47,14 +64,37 @@ public final class AdminSql {
         + " FROM twinbox_outbox WHERE status = 'PENDING' ORDER BY position LIMIT 1";
     this.leasesSql = "SELECT owner, count(*) FROM twinbox_relay_lease WHERE owner IS NOT NULL AND lease_until > "
         + f.now() + " GROUP BY owner";
-    this.troubledSql = """
-        SELECT position, id, aggregate_type, aggregate_id, sequence, type, version, status, attempts, last_error,
-               created_at, next_attempt_at
+    this.troubledSql = "SELECT " + COLUMNS + """
+
           FROM twinbox_outbox
          WHERE (status = 'FAILED' OR (status = 'PENDING' AND attempts > 0))
            AND (? IS NULL OR type = ?) AND (? IS NULL OR aggregate_type = ?) AND (? IS NULL OR aggregate_id = ?)
          ORDER BY position
          LIMIT ?""";
+    // The earliest troubled row of each aggregate: no troubled row of lower sequence (the held index).
+    this.heldSql = "SELECT " + COLUMNS + """
+
+          FROM twinbox_outbox h
+         WHERE h.aggregate_id IS NOT NULL AND (h.status = 'FAILED' OR (h.status = 'PENDING' AND h.attempts > 0))
+           AND (? IS NULL OR h.aggregate_type = ?)
+           AND NOT EXISTS (SELECT 1 FROM twinbox_outbox e
+                            WHERE e.aggregate_type = h.aggregate_type AND e.aggregate_id = h.aggregate_id
+                              AND (e.status = 'FAILED' OR (e.status = 'PENDING' AND e.attempts > 0))
+                              AND e.sequence < h.sequence)
+         ORDER BY h.position
+         LIMIT ?""";
+    // Keyset paging on the pending index: a deep page costs what the first one does.
+    this.pendingSql = "SELECT " + COLUMNS + """
+
+          FROM twinbox_outbox
+         WHERE status = 'PENDING' AND position > ?
+           AND (? IS NULL OR type = ?) AND (? IS NULL OR aggregate_type = ?) AND (? IS NULL OR aggregate_id = ?)
+           AND created_at <= """ + f.olderThan() + """
+
+         ORDER BY position
+         LIMIT ?""";
+    this.countPublishedSql = "SELECT count(*) FROM twinbox_outbox WHERE status = 'PUBLISHED' AND published_at < "
+        + f.olderThan();
   }
 
   public OutboxStatus status(Connection c, int partitions) throws SQLException {
@@ -95,16 +135,57 @@ public final class AdminSql {
         ps.setString(i++, v);
       }
       ps.setInt(i, limit);
-      List<StoredEvent> out = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          Object id = rs.getObject(2);
-          out.add(new StoredEvent(rs.getLong(1), id instanceof UUID u ? u : UUID.fromString(id.toString()),
-              rs.getString(3), rs.getString(4), rs.getLong(5), rs.getString(6), rs.getInt(7), rs.getString(8),
-              rs.getInt(9), rs.getString(10), time(rs, 11), time(rs, 12)));
-        }
+      return events(ps);
+    }
+  }
+
+  /** Runs {@code ps}, whose columns are {@link #COLUMNS}. */
+  private List<StoredEvent> events(PreparedStatement ps) throws SQLException {
+    List<StoredEvent> out = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(new StoredEvent(rs.getLong(1), uuidOrNull(rs.getObject(2)),
+            rs.getString(3), rs.getString(4), rs.getLong(5), rs.getString(6), rs.getInt(7), rs.getString(8),
+            rs.getInt(9), rs.getString(10), time(rs, 11), time(rs, 12)));
+      }
+    }
+    return out;
+  }
+
+  public List<HeldAggregate> heldAggregates(Connection c, String aggregateType, int limit) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(heldSql)) {
+      ps.setString(1, aggregateType);
+      ps.setString(2, aggregateType);
+      ps.setInt(3, limit);
+      List<HeldAggregate> out = new ArrayList<>();
+      for (StoredEvent e : events(ps)) {
+        out.add(new HeldAggregate(e.aggregateType(), e.aggregateId(), e, e.createdAt()));
       }
       return out;
+    }
+  }
+
+  public List<StoredEvent> pending(Connection c, PendingQuery q) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(pendingSql)) {
+      int i = 1;
+      ps.setLong(i++, q.afterPosition());
+      for (String v : new String[] {q.type(), q.aggregateType(), q.aggregateId()}) {
+        ps.setString(i++, v);
+        ps.setString(i++, v);
+      }
+      ps.setLong(i++, q.olderThan().toMillis());
+      ps.setInt(i, q.limit());
+      return events(ps);
+    }
+  }
+
+  public long countPublished(Connection c, Duration age) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(countPublishedSql)) {
+      ps.setLong(1, age.toMillis());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
     }
   }
 
@@ -118,7 +199,15 @@ public final class AdminSql {
   }
 
   public int purgePublished(Connection c, Duration age, int limit) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(purgeSql)) {
+    return purge(c, purgeSql, age, limit);
+  }
+
+  public int purgeSuppliedIds(Connection c, Duration age, int limit) throws SQLException {
+    return purge(c, purgeSuppliedIdsSql, age, limit);
+  }
+
+  private static int purge(Connection c, String sql, Duration age, int limit) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setLong(1, age.toMillis());
       ps.setInt(2, limit);
       return ps.executeUpdate();
@@ -149,12 +238,23 @@ public final class AdminSql {
     }
   }
 
-  private Instant time(ResultSet rs, int column) throws SQLException {
-    if (f.utcDateTimes()) {
-      LocalDateTime t = rs.getObject(column, LocalDateTime.class);
-      return t == null ? null : t.toInstant(ZoneOffset.UTC);
+  /**
+   * A stored id that is not a UUID (a plain-SQL row on MariaDB, FAILED as undecodable) is listed
+   * without one rather than failing the whole listing.
+   */
+  private static UUID uuidOrNull(Object id) {
+    if (id instanceof UUID u) {
+      return u;
     }
-    Timestamp t = rs.getTimestamp(column);
-    return t == null ? null : t.toInstant();
+    try {
+      UUID u = UUID.fromString(id.toString());
+      return u.toString().equalsIgnoreCase(id.toString()) ? u : null;
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private Instant time(ResultSet rs, int column) throws SQLException {
+    return Rows.time(rs, column, f.utcDateTimes());
   }
 }

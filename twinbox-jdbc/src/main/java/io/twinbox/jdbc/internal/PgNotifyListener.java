@@ -1,6 +1,6 @@
 package io.twinbox.jdbc.internal;
 
-import io.twinbox.internal.Reasons;
+import io.twinbox.spi.StoreRules;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -64,7 +64,7 @@ public final class PgNotifyListener implements AutoCloseable {
         if (!running) {
           return;
         }
-        log.warn("LISTEN connection lost; relying on polling, reconnecting in {} ms: {}", backoff, Reasons.of(e));
+        log.warn("LISTEN connection lost; relying on polling, reconnecting in {} ms: {}", backoff, StoreRules.reason(e));
         try {
           Thread.sleep(backoff);
         } catch (InterruptedException ie) {

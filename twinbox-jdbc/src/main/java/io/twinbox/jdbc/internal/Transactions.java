@@ -5,10 +5,16 @@ import io.twinbox.StoreException;
 import io.twinbox.jdbc.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 import javax.sql.DataSource;
 
 /** Short transactions on pooled connections, with errors mapped by SQLSTATE. */
 public final class Transactions {
+  /** Longest cause or next-exception chain followed; a bound against cyclic chains. */
+  private static final int MAX_LINKS = 50;
+
   private Transactions() {}
 
   /** Work on a connection inside a transaction. */
@@ -84,11 +90,22 @@ public final class Transactions {
     return new StoreException("could not " + what + " (SQLSTATE " + sqlState(e) + ")", e);
   }
 
-  /** SQLSTATE of the first error in a chain, without any driver-specific class. */
-  private static String sqlState(SQLException e) {
-    for (SQLException s = e; s != null; s = s.getNextException()) {
-      if (s.getSQLState() != null) {
-        return s.getSQLState();
+  /**
+   * The first SQLSTATE found along {@code e}'s cause chain, looking at each {@link SQLException}'s
+   * next-exception chain too; null when none has one. A pool's "connection is not available"
+   * exception has no SQLSTATE of its own but carries the driver's error (e.g. 08006, connection
+   * failure) as its cause, so the first link alone would say {@code null}. No driver class is used.
+   */
+  public static String sqlState(Throwable e) {
+    Set<Throwable> causes = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Throwable t = e; t != null && causes.size() < MAX_LINKS && causes.add(t); t = t.getCause()) {
+      if (t instanceof SQLException s) {
+        Set<SQLException> next = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (SQLException n = s; n != null && next.size() < MAX_LINKS && next.add(n); n = n.getNextException()) {
+          if (n.getSQLState() != null) {
+            return n.getSQLState();
+          }
+        }
       }
     }
     return null;

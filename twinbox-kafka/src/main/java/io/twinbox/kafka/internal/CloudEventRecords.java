@@ -5,8 +5,11 @@ import io.cloudevents.core.builder.CloudEventBuilder;
 import io.cloudevents.core.data.BytesCloudEventData;
 import io.cloudevents.kafka.KafkaMessageFactory;
 import io.twinbox.spi.OutboxMessage;
+import io.twinbox.spi.WireAttributes;
+import io.twinbox.spi.WireEvents;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Map;
@@ -15,60 +18,40 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 /**
  * Turns an outbox message into a Kafka record in CloudEvents 1.0 binary content mode.
  *
- * <p>The CloudEvents SDK writes the {@code ce_*} headers and {@code content-type}; this class only
- * builds the event and adds the user's headers under their own names (validated at write time never
+ * <p>The attributes are core's ({@link WireAttributes}); the CloudEvents SDK's Kafka binding writes
+ * them as the {@code ce_*} headers and {@code content-type}; this class only builds the event and
+ * adds the user's headers under their own names (validated at write time never
  * to collide with the binding's names). Stateless and thread-safe.
  */
 public final class CloudEventRecords {
-  /** Used when the relay passes no source. */
-  public static final URI DEFAULT_SOURCE = URI.create("/twinbox");
-  public static final String DATA_CONTENT_TYPE = "application/json";
-
-  // Extension names: lowercase a-z0-9 only, as CloudEvents 1.0 requires.
-  public static final String AGGREGATE_TYPE = "aggregatetype";
-  public static final String SEQUENCE = "sequence";
-  public static final String PARTITION_KEY = "partitionkey";
-  public static final String DATA_VERSION = "dataversion";
-  public static final String CORRELATION_ID = "correlationid";
-  public static final String CAUSATION_ID = "causationid";
-  public static final String TRACEPARENT = "traceparent";
-
   private CloudEventRecords() {}
 
-  /**
-   * Parses the relay's source as a URI-reference, as CloudEvents requires.
-   *
-   * @throws IllegalArgumentException when it is not one
-   */
-  public static URI source(String source) {
-    if (source == null || source.isBlank()) {
-      return DEFAULT_SOURCE;
-    }
-    return URI.create(source);
+  /** The CloudEvent of {@code m}'s attributes ({@link WireAttributes}) with its payload as JSON data. */
+  public static CloudEvent toCloudEvent(OutboxMessage m, URI source) {
+    return toCloudEvent(m, WireAttributes.of(m, source));
   }
 
-  /** The CloudEvent for {@code m}; attributes that are {@code null} in the message are left out. */
-  public static CloudEvent toCloudEvent(OutboxMessage m, URI source) {
+  /** The CloudEvent of {@code attributes} (core's, e.g. a dead letter's) with {@code m}'s payload as JSON data. */
+  public static CloudEvent toCloudEvent(OutboxMessage m, Map<String, Object> attributes) {
     CloudEventBuilder b = CloudEventBuilder.v1()
-        .withId(m.id().toString())
-        .withSource(source)
-        .withType(m.type())
-        .withData(DATA_CONTENT_TYPE, BytesCloudEventData.wrap(m.payload().getBytes(StandardCharsets.UTF_8)))
-        // A String, as in CloudEvents' documented "sequence" extension; CloudEvents Integer is
-        // 32-bit and the sequence is a long. Binary mode carries the decimal text either way.
-        .withExtension(SEQUENCE, Long.toString(m.sequence()))
-        .withExtension(PARTITION_KEY, m.key())
-        .withExtension(DATA_VERSION, m.version());
-    if (m.aggregateId() != null) {
-      b.withSubject(m.aggregateId());
-    }
-    if (m.occurredAt() != null) {
-      b.withTime(OffsetDateTime.ofInstant(m.occurredAt(), ZoneOffset.UTC));
-    }
-    optional(b, AGGREGATE_TYPE, m.aggregateType());
-    optional(b, CORRELATION_ID, m.correlationId());
-    optional(b, CAUSATION_ID, m.causationId());
-    optional(b, TRACEPARENT, m.traceparent());
+        .withData(WireAttributes.JSON, BytesCloudEventData.wrap(m.payload().getBytes(StandardCharsets.UTF_8)));
+    attributes.forEach((name, value) -> {
+      switch (name) {
+        case WireEvents.SPECVERSION, WireEvents.DATA_CONTENT_TYPE -> { } // v1() and withData set them
+        case WireEvents.ID -> b.withId((String) value);
+        case WireEvents.SOURCE -> b.withSource((URI) value);
+        case WireEvents.TYPE -> b.withType((String) value);
+        case WireEvents.SUBJECT -> b.withSubject((String) value);
+        case WireEvents.TIME -> b.withTime(OffsetDateTime.ofInstant((Instant) value, ZoneOffset.UTC));
+        default -> {
+          if (value instanceof Integer n) {
+            b.withExtension(name, n);
+          } else {
+            b.withExtension(name, WireAttributes.text(value)); // a dead letter's failure times too
+          }
+        }
+      }
+    });
     return b.build();
   }
 
@@ -77,18 +60,17 @@ public final class CloudEventRecords {
    * payload's UTF-8 bytes, no partition and no timestamp (the producer chooses both).
    */
   public static ProducerRecord<String, byte[]> toRecord(String topic, OutboxMessage m, URI source) {
+    return toRecord(topic, m, WireAttributes.of(m, source));
+  }
+
+  /** {@link #toRecord(String, OutboxMessage, URI)} with the given attributes (a dead letter's). */
+  public static ProducerRecord<String, byte[]> toRecord(String topic, OutboxMessage m, Map<String, Object> attributes) {
     ProducerRecord<String, byte[]> record =
-        KafkaMessageFactory.createWriter(topic, m.key()).writeBinary(toCloudEvent(m, source));
+        KafkaMessageFactory.createWriter(topic, m.key()).writeBinary(toCloudEvent(m, attributes));
     Map<String, String> headers = m.headers();
     if (headers != null) {
       headers.forEach((name, value) -> record.headers().add(name, value.getBytes(StandardCharsets.UTF_8)));
     }
     return record;
-  }
-
-  private static void optional(CloudEventBuilder b, String name, String value) {
-    if (value != null) {
-      b.withExtension(name, value);
-    }
   }
 }

@@ -20,6 +20,7 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.errors.UnknownProducerIdException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 
 /**
@@ -81,6 +82,17 @@ public final class Outcomes {
       return PublishOutcome.unavailable(reason(e));
     }
     return PublishOutcome.retry(reason(e));
+  }
+
+  /**
+   * True when the cluster answered that the topic (or partition) does not exist: an {@code
+   * UnknownTopicOrPartitionException} anywhere in the chain — the producer's metadata timeout
+   * carries the last metadata answer's error as its cause. {@link #classify} still calls this
+   * {@code UNAVAILABLE} (it is a retriable error); the sender confirms it with an admin request
+   * before it rejects the event.
+   */
+  public static boolean isUnknownTopic(Throwable failure) {
+    return find(unwrap(failure), List.of(UnknownTopicOrPartitionException.class)) != null;
   }
 
   /** True when the producer that reported {@code failure} must be closed and replaced. */

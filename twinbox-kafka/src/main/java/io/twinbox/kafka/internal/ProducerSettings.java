@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 
 /**
@@ -116,6 +118,25 @@ public final class ProducerSettings {
   /** The properties to create a {@code KafkaProducer} with; no serializer entries. */
   public Map<String, Object> producerProperties() {
     return properties;
+  }
+
+  /**
+   * The properties for the admin client that checks whether a topic exists: the producer's, with
+   * the settings only a producer knows left out (the admin client would warn about each), so that
+   * connection, security and any plug-in settings stay the same. A {@code client.id} gets the suffix
+   * {@code -topic-check}.
+   */
+  public Map<String, Object> adminProperties() {
+    Set<String> adminNames = AdminClientConfig.configNames();
+    Set<String> producerNames = ProducerConfig.configNames();
+    Map<String, Object> admin = new LinkedHashMap<>();
+    properties.forEach((name, value) -> {
+      if (adminNames.contains(name) || !producerNames.contains(name)) {
+        admin.put(name, value);
+      }
+    });
+    admin.computeIfPresent(CommonClientConfigs.CLIENT_ID_CONFIG, (k, id) -> id + "-topic-check");
+    return admin;
   }
 
   /** The names (never the values) of the properties the user gave, sorted. */

@@ -45,4 +45,43 @@ class TopicGateTest {
     off.record("orders", start, true);
     assertThat(off.isOpen("orders")).isTrue();
   }
+
+  @Test
+  void aMissingTopicIsRejectedForAWindowThenRecheckedByOneCallerOnly() {
+    gate.missing("orders");
+    assertThat(gate.state("orders")).isEqualTo(TopicGate.State.MISSING);
+    assertThat(gate.state("payments")).isEqualTo(TopicGate.State.OPEN);
+    now.addAndGet(999 * MS);
+    assertThat(gate.state("orders")).isEqualTo(TopicGate.State.MISSING);
+    now.addAndGet(MS);
+    assertThat(gate.state("orders")).isEqualTo(TopicGate.State.RECHECK);
+    assertThat(gate.state("orders")).as("others keep rejecting while one rechecks")
+        .isEqualTo(TopicGate.State.MISSING);
+    gate.forgetMissing("orders"); // the recheck found it
+    assertThat(gate.state("orders")).isEqualTo(TopicGate.State.OPEN);
+  }
+
+  @Test
+  void theMissingWindowIsAtLeastOneSecondEvenForAProducerThatNeverBlocks() {
+    TopicGate off = new TopicGate(0, now::get);
+    assertThat(off.missingWindowNanos()).isEqualTo(1_000 * MS);
+    assertThat(new TopicGate(5_000, now::get).missingWindowNanos()).isEqualTo(5_000 * MS);
+  }
+
+  @Test
+  void aSuspectedTopicIsRecheckedOnceWithoutRejectingAnyone() {
+    gate.suspectMissing("orders");
+    assertThat(gate.state("orders")).isEqualTo(TopicGate.State.RECHECK);
+    assertThat(gate.state("orders")).isEqualTo(TopicGate.State.OPEN);
+  }
+
+  @Test
+  void aMissingVerdictReplacesAnUnreachableOne() {
+    long start = now.get();
+    now.addAndGet(1_000 * MS);
+    gate.record("orders", start, true);
+    assertThat(gate.state("orders")).isEqualTo(TopicGate.State.UNREACHABLE);
+    gate.missing("orders");
+    assertThat(gate.state("orders")).isEqualTo(TopicGate.State.MISSING);
+  }
 }

@@ -4,16 +4,14 @@ import io.nats.client.Message;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsJetStreamMetaData;
 import io.twinbox.InboxMessage;
-import io.twinbox.InvalidEventException;
-import io.twinbox.internal.EventRules;
 import io.twinbox.spi.OutboxMessage;
+import io.twinbox.spi.WireAttributes;
+import io.twinbox.spi.WireEvents;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -29,70 +27,38 @@ import java.util.Map;
  */
 public final class NatsCloudEvents {
   public static final String PREFIX = "ce-";
-  public static final String CONTENT_TYPE = "application/json";
-  public static final URI DEFAULT_SOURCE = URI.create("/twinbox");
-
-  public static final String SPECVERSION = "specversion";
-  public static final String ID = "id";
-  public static final String SOURCE = "source";
-  public static final String TYPE = "type";
-  public static final String SUBJECT = "subject";
-  public static final String TIME = "time";
-  public static final String DATA_CONTENT_TYPE = "datacontenttype";
-  public static final String AGGREGATE_TYPE = "aggregatetype";
-  public static final String SEQUENCE = "sequence";
-  public static final String PARTITION_KEY = "partitionkey";
-  public static final String DATA_VERSION = "dataversion";
-  public static final String CORRELATION_ID = "correlationid";
-  public static final String CAUSATION_ID = "causationid";
-  public static final String TRACEPARENT = "traceparent";
 
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
   private NatsCloudEvents() {}
 
-  /** Either a message or the reason it could not be read. */
-  public record Decoded(InboxMessage message, String failure) {}
-
-  public static URI source(String source) {
-    return source == null || source.isBlank() ? DEFAULT_SOURCE : URI.create(source);
+  /** The headers for {@code m}: its attributes ({@link WireAttributes}); {@code Nats-Msg-Id} is added by the publish options. */
+  public static Headers headers(OutboxMessage m, URI source) {
+    return headers(m, WireAttributes.of(m, source));
   }
 
-  /** The headers for {@code m}; {@code Nats-Msg-Id} is added by the publish options. */
-  public static Headers headers(OutboxMessage m, URI source) {
+  /** {@link #headers(OutboxMessage, URI)} with the given attributes (a dead letter's). */
+  public static Headers headers(OutboxMessage m, Map<String, Object> attributes) {
     Headers h = new Headers();
-    put(h, SPECVERSION, "1.0");
-    put(h, ID, m.id().toString());
-    put(h, SOURCE, source.toString());
-    put(h, TYPE, m.type());
-    put(h, DATA_CONTENT_TYPE, CONTENT_TYPE);
-    put(h, SUBJECT, m.aggregateId());
-    put(h, TIME, m.occurredAt() == null ? null : m.occurredAt().toString());
-    put(h, AGGREGATE_TYPE, m.aggregateType());
-    put(h, SEQUENCE, Long.toString(m.sequence()));
-    put(h, PARTITION_KEY, m.key());
-    put(h, DATA_VERSION, Integer.toString(m.version()));
-    put(h, CORRELATION_ID, m.correlationId());
-    put(h, CAUSATION_ID, m.causationId());
-    put(h, TRACEPARENT, m.traceparent());
+    attributes.forEach((name, value) -> h.add(PREFIX + name, encode(WireAttributes.text(value))));
     if (m.headers() != null) {
       m.headers().forEach((k, v) -> h.add(k, encode(v)));
     }
     return h;
   }
 
-  private static void put(Headers h, String attribute, String value) {
-    if (value != null) {
-      h.add(PREFIX + attribute, encode(value));
-    }
-  }
-
-  /** Reads a JetStream message; anything not a CloudEvent 1.0 with a JSON payload is a failure. */
-  public static Decoded decode(Message msg) {
+  /**
+   * Reads a JetStream message by the rules every consumer shares ({@link WireEvents}); header
+   * values are percent-decoded to strict UTF-8. Anything refused is a failure, parked under the id
+   * {@code nats:<stream>#<sequence>}.
+   */
+  public static WireEvents.Read decode(Message msg) {
     String origin = origin(msg);
+    byte[] body = msg.getData() == null ? new byte[0] : msg.getData();
+    // The id of an unreadable message is its place in the stream: a redelivery of it is recognised.
+    InboxMessage unreadable = WireEvents.unreadable(WireEvents.placeId("nats:", origin), body, null, origin);
     Map<String, String> ce = new LinkedHashMap<>();
     Map<String, String> user = new LinkedHashMap<>();
-    byte[] body = msg.getData() == null ? new byte[0] : msg.getData();
     try {
       Headers headers = msg.getHeaders();
       if (headers != null) {
@@ -107,28 +73,9 @@ public final class NatsCloudEvents {
         }
       }
     } catch (IllegalArgumentException e) {
-      return failure(msg, body, origin, "unreadable header: " + e.getMessage());
+      return new WireEvents.Read(unreadable, "unreadable header: " + e.getMessage());
     }
-    if (!"1.0".equals(ce.get(SPECVERSION)) || ce.get(ID) == null || ce.get(TYPE) == null || ce.get(SOURCE) == null) {
-      return failure(msg, body, origin, "not a CloudEvent 1.0 (ce-specversion/id/type/source missing)");
-    }
-    String contentType = ce.get(DATA_CONTENT_TYPE);
-    if (contentType != null && !contentType.toLowerCase(Locale.ROOT).contains("json")) {
-      return failure(msg, body, origin, "unsupported datacontenttype " + contentType + " (JSON expected)");
-    }
-    String payload = new String(body, StandardCharsets.UTF_8);
-    try {
-      EventRules.requireJson("payload", payload);
-      InboxMessage m = new InboxMessage(ce.get(ID), ce.get(TYPE),
-          ce.get(DATA_VERSION) == null ? 1 : Integer.parseInt(ce.get(DATA_VERSION).trim()), ce.get(SOURCE),
-          ce.get(AGGREGATE_TYPE), ce.get(SUBJECT),
-          ce.get(SEQUENCE) == null ? 0 : Long.parseLong(ce.get(SEQUENCE).trim()), payload, user,
-          ce.get(CORRELATION_ID), ce.get(CAUSATION_ID), ce.get(TRACEPARENT),
-          ce.get(TIME) == null ? null : Instant.parse(ce.get(TIME)), origin);
-      return new Decoded(m, null);
-    } catch (InvalidEventException | NumberFormatException | DateTimeParseException e) {
-      return failure(msg, body, origin, "unreadable CloudEvent " + ce.get(ID) + ": " + e.getMessage());
-    }
+    return WireEvents.read(ce, body, user, origin, unreadable);
   }
 
   /** {@code <stream>#<stream sequence>}, or the subject for a message outside JetStream. */
@@ -138,15 +85,6 @@ public final class NatsCloudEvents {
       return md.getStream() + "#" + md.streamSequence();
     }
     return msg.getSubject();
-  }
-
-  private static Decoded failure(Message msg, byte[] body, String origin, String reason) {
-    String text = new String(body, StandardCharsets.UTF_8);
-    String payload = text.indexOf('\uFFFD') >= 0 ? "base64:" + java.util.Base64.getEncoder().encodeToString(body) : text;
-    // The id of an unreadable message is its place in the stream: a redelivery of it is recognised.
-    InboxMessage m = new InboxMessage("nats:" + origin, "unreadable", 1, null, null, null, 0, payload, Map.of(), null,
-        null, null, null, origin);
-    return new Decoded(m, reason);
   }
 
   /** Percent-encodes as the NATS binding requires. */

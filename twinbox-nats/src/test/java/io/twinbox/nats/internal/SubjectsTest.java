@@ -27,9 +27,15 @@ class SubjectsTest {
 
   @Test
   void failuresAreClassified() { // API error 10054 is proven on the server by the contract
-    assertThat(NatsOutcomes.classify(new CompletionException(new RuntimeException(
-        new IOException("Error Publishing: 503 No Responders Available For Request"))), "s").kind())
-        .isEqualTo(Kind.REJECTED);
+    // Issue 22: the error text decides nothing. A status reply instead of an ack is an outage
+    // until the server's stream list confirms that no stream captures the subject.
+    Throwable noResponders = new CompletionException(new RuntimeException(
+        new IOException("Error Publishing: 503 No Responders Available For Request")));
+    assertThat(NatsOutcomes.classify(noResponders, "s").kind()).isEqualTo(Kind.UNAVAILABLE);
+    assertThat(NatsOutcomes.mayLackAStream(noResponders)).isTrue();
+    assertThat(NatsOutcomes.mayLackAStream(new CompletionException(new TimeoutException()))).isFalse();
+    assertThat(NatsOutcomes.noStream("a.b").kind()).isEqualTo(Kind.REJECTED);
+    assertThat(NatsOutcomes.noStream("a.b").reason()).startsWith("no stream").contains("'a.b'");
     assertThat(NatsOutcomes.classify(new IllegalArgumentException("Message payload size exceed server"), "s").kind())
         .isEqualTo(Kind.REJECTED);
     assertThat(NatsOutcomes.classify(new CompletionException(new TimeoutException()), "s").kind())

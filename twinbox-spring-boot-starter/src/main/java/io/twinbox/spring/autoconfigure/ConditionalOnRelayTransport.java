@@ -1,6 +1,6 @@
 package io.twinbox.spring.autoconfigure;
 
-import io.twinbox.spring.TwinboxProperties.Broker;
+import io.twinbox.spring.StarterSettings.Broker;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

@@ -3,11 +3,14 @@ package io.twinbox.spring.autoconfigure;
 import io.twinbox.Inbox;
 import io.twinbox.InboxHandler;
 import io.twinbox.InboxListener;
+import io.twinbox.InboxSettings;
 import io.twinbox.Outbox;
+import io.twinbox.OutboxSettings;
 import io.twinbox.jdbc.JdbcInboxStore;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.spring.TransactionalOutbox;
-import io.twinbox.spring.TwinboxProperties;
+import io.twinbox.spring.StarterSettings;
+import io.twinbox.spring.TwinboxSettings;
 import io.twinbox.spring.internal.CompositeInboxListener;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -17,7 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -34,15 +37,24 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
 @ConditionalOnClass({JdbcStore.class, DataSourceUtils.class})
 @ConditionalOnBooleanProperty(name = "twinbox.enabled", matchIfMissing = true)
 @ConditionalOnSingleCandidate(DataSource.class)
-@EnableConfigurationProperties(TwinboxProperties.class)
 public class TwinboxAutoConfiguration {
+
+  /**
+   * Every {@code twinbox.*} property, bound and checked through the catalogues before any other
+   * Twinbox bean is made: a bad value stops the start naming the property and the limit.
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public TwinboxSettings twinboxSettings(Environment environment, ApplicationContext context) {
+    return TwinboxSettings.bind(environment, context.getClassLoader());
+  }
 
   /** The JDBC store, migrated at startup unless {@code twinbox.migrate=false}. */
   @Bean
   @ConditionalOnMissingBean
-  public JdbcStore twinboxStore(DataSource dataSource, TwinboxProperties properties) {
+  public JdbcStore twinboxStore(DataSource dataSource, TwinboxSettings settings) {
     JdbcStore store = JdbcStore.builder(dataSource).build();
-    if (properties.isMigrate()) {
+    if (settings.get(StarterSettings.TOP, StarterSettings.MIGRATE)) {
       store.migrate();
     }
     return store;
@@ -50,11 +62,8 @@ public class TwinboxAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  public Outbox twinboxOutbox(JdbcStore store, TwinboxProperties properties) {
-    return Outbox.builder(store)
-        .maxPayloadBytes(properties.getOutbox().getMaxPayloadBytes())
-        .captureTraceContext(properties.getOutbox().isCaptureTraceContext())
-        .build();
+  public Outbox twinboxOutbox(JdbcStore store, TwinboxSettings settings) {
+    return OutboxSettings.CATALOGUE.apply(Outbox.builder(store), settings.values(OutboxSettings.CATALOGUE)).build();
   }
 
   @Bean
@@ -67,12 +76,10 @@ public class TwinboxAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnBean(InboxHandler.class)
-  public Inbox twinboxInbox(JdbcStore store, TwinboxProperties properties, Environment environment,
+  public Inbox twinboxInbox(JdbcStore store, TwinboxSettings settings, Environment environment,
       ObjectProvider<InboxListener> listeners) {
-    return Inbox.builder(JdbcInboxStore.of(store), properties.inboxConsumer(environment))
-        .retention(properties.getInbox().getRetention())
-        .redeliveryHorizon(properties.getInbox().getRedeliveryHorizon())
-        .listener(CompositeInboxListener.of(listeners.orderedStream().toList()))
-        .build();
+    Inbox.Builder builder = Inbox.builder(JdbcInboxStore.of(store), settings.inboxConsumer(environment))
+        .listener(CompositeInboxListener.of(listeners.orderedStream().toList()));
+    return InboxSettings.CATALOGUE.apply(builder, settings.values(InboxSettings.CATALOGUE)).build();
   }
 }

@@ -1,9 +1,13 @@
 package io.twinbox.spring.autoconfigure;
 
 import io.twinbox.Health;
+import io.twinbox.HealthSettings;
+import io.twinbox.TwinboxAdmin;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.spring.TwinboxHealthIndicator;
-import io.twinbox.spring.TwinboxProperties;
+import io.twinbox.spring.TwinboxRelay;
+import io.twinbox.spring.TwinboxSettings;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -24,8 +28,15 @@ public class TwinboxHealthAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  public Health twinboxHealth(JdbcStore store, TwinboxProperties properties) {
-    return new Health(store, properties.getHealth().getMaxOldestPendingAge());
+  public Health twinboxHealth(JdbcStore store, TwinboxSettings settings, ObjectProvider<TwinboxRelay> relay) {
+    // Also DOWN while this application's relay stopped for good (a WAL relay whose slot was lost);
+    // looked up at each check, so the relay bean is neither required nor created early.
+    return TwinboxAdmin.of(store)
+        .health(settings.get(HealthSettings.CATALOGUE, HealthSettings.MAX_OLDEST_PENDING_AGE))
+        .watching(() -> {
+          TwinboxRelay bean = relay.getIfAvailable();
+          return bean == null ? null : bean.relay();
+        });
   }
 
   @Bean

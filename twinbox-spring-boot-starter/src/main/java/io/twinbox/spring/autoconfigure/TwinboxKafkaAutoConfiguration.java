@@ -4,13 +4,17 @@ import io.twinbox.Inbox;
 import io.twinbox.InboxHandler;
 import io.twinbox.kafka.KafkaInboxConsumer;
 import io.twinbox.kafka.KafkaPublisher;
+import io.twinbox.kafka.KafkaPublisherSettings;
 import io.twinbox.kafka.TopicRouter;
 import io.twinbox.spi.Transport;
-import io.twinbox.spring.TwinboxProperties;
-import io.twinbox.spring.TwinboxProperties.Broker;
+import io.twinbox.spring.StarterSettings;
+import io.twinbox.spring.StarterSettings.Broker;
+import io.twinbox.spring.TwinboxSettings;
+import io.twinbox.settings.SettingValues;
 import io.twinbox.spring.internal.ConnectionBoundInboxHandler;
 import io.twinbox.spring.kafka.TwinboxKafkaInboxConsumer;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -40,14 +44,10 @@ public class TwinboxKafkaAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean(Transport.class)
   @ConditionalOnRelayTransport(Broker.KAFKA)
-  public KafkaPublisher twinboxKafkaPublisher(TwinboxProperties properties, ObjectProvider<TopicRouter> router) {
-    TwinboxProperties.Kafka kafka = properties.getKafka();
-    Map<String, Object> producer = new LinkedHashMap<>(kafka.getProducer());
-    producer.put("bootstrap.servers", kafka.getBootstrapServers());
-    return KafkaPublisher.builder(producer)
-        .topicRouter(router.getIfAvailable(() -> kafka.getTopic() != null
-            ? TopicRouter.fixed(kafka.getTopic()) : TopicRouter.byAggregateType()))
-        .build();
+  public KafkaPublisher twinboxKafkaPublisher(TwinboxSettings settings, ObjectProvider<TopicRouter> router) {
+    KafkaPublisher.Builder builder = KafkaPublisherSettings.builder(settings.values(KafkaPublisherSettings.CATALOGUE));
+    router.ifAvailable(builder::topicRouter);
+    return builder.build();
   }
 
   /**
@@ -60,24 +60,26 @@ public class TwinboxKafkaAutoConfiguration {
   @ConditionalOnSingleCandidate(InboxHandler.class)
   @ConditionalOnBean(Inbox.class)
   @ConditionalOnBooleanProperty(name = "twinbox.kafka.consumer.enabled", matchIfMissing = true)
-  public TwinboxKafkaInboxConsumer twinboxKafkaInboxConsumer(TwinboxProperties properties, Environment environment,
+  public TwinboxKafkaInboxConsumer twinboxKafkaInboxConsumer(TwinboxSettings settings, Environment environment,
       Inbox inbox, DataSource dataSource, InboxHandler handler) {
-    TwinboxProperties.Consumer settings = properties.getKafka().getConsumer();
-    if (settings.getTopics().isEmpty()) {
+    SettingValues binding = settings.values(StarterSettings.Kafka.CATALOGUE);
+    List<String> topics = binding.get(StarterSettings.Kafka.TOPICS);
+    if (topics == null || topics.isEmpty()) {
       throw new IllegalStateException("twinbox.kafka.consumer.topics is required: the InboxHandler bean needs topics"
           + " to consume (or set twinbox.kafka.consumer.enabled=false)");
     }
-    String groupId = settings.getGroupId() != null ? settings.getGroupId() : properties.inboxConsumer(environment);
-    Map<String, Object> consumer = new LinkedHashMap<>(settings.getProperties());
-    consumer.put("bootstrap.servers", properties.getKafka().getBootstrapServers());
+    String groupId = binding.get(StarterSettings.Kafka.GROUP_ID) != null ? binding.get(StarterSettings.Kafka.GROUP_ID)
+        : settings.inboxConsumer(environment);
+    Map<String, Object> consumer = new LinkedHashMap<>();
+    Map<String, String> more = binding.get(StarterSettings.Kafka.PROPERTIES);
+    if (more != null) {
+      consumer.putAll(more);
+    }
+    consumer.put("bootstrap.servers", settings.get(KafkaPublisherSettings.CATALOGUE, KafkaPublisherSettings.BOOTSTRAP_SERVERS));
     consumer.put("group.id", groupId);
     InboxHandler bound = new ConnectionBoundInboxHandler(dataSource, handler);
-    return new TwinboxKafkaInboxConsumer(() -> KafkaInboxConsumer.builder(consumer)
-        .topics(settings.getTopics().toArray(String[]::new))
-        .inbox(inbox, dataSource)
-        .handler(bound)
-        .batchSize(settings.getBatchSize())
-        .pollTimeout(settings.getPollTimeout())
-        .build());
+    return new TwinboxKafkaInboxConsumer(() -> KafkaInboxConsumer.Builder.SETTINGS.apply(
+        KafkaInboxConsumer.builder(consumer).topics(topics.toArray(String[]::new)).inbox(inbox, dataSource)
+            .handler(bound), settings.values(KafkaInboxConsumer.Builder.SETTINGS)).build());
   }
 }

@@ -2,11 +2,13 @@ package io.twinbox.spring.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.twinbox.InboxHandler;
+import io.twinbox.TwinboxAdmin;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.micrometer.InboxMetrics;
 import io.twinbox.micrometer.OutboxMetrics;
+import io.twinbox.micrometer.ParkedMetrics;
 import io.twinbox.micrometer.RelayMetrics;
-import io.twinbox.spring.TwinboxProperties;
+import io.twinbox.spring.TwinboxSettings;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -16,7 +18,7 @@ import org.springframework.core.env.Environment;
 
 /**
  * Twinbox's Micrometer meters when a {@link MeterRegistry} exists: outbox gauges, relay and inbox
- * counters and timers. They are {@code MeterBinder} beans, bound by Spring Boot's metrics support;
+ * counters and timers, the parked-message gauges of the inbox's consumer. They are {@code MeterBinder} beans, bound by Spring Boot's metrics support;
  * the relay and inbox listen through them.
  */
 @AutoConfiguration(after = TwinboxAutoConfiguration.class, afterName =
@@ -43,7 +45,15 @@ public class TwinboxMetricsAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   @ConditionalOnBean(InboxHandler.class)
-  public InboxMetrics twinboxInboxMetrics(TwinboxProperties properties, Environment environment) {
-    return new InboxMetrics(properties.inboxConsumer(environment));
+  public InboxMetrics twinboxInboxMetrics(TwinboxSettings settings, Environment environment) {
+    return new InboxMetrics(settings.inboxConsumer(environment));
+  }
+
+  /** Parked-message gauges of the inbox's consumer, read at most every 5 s. */
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnBean(InboxHandler.class)
+  public ParkedMetrics twinboxParkedMetrics(JdbcStore store, TwinboxSettings settings, Environment environment) {
+    return ParkedMetrics.of(TwinboxAdmin.of(store), settings.inboxConsumer(environment));
   }
 }

@@ -5,10 +5,13 @@ import io.twinbox.InboxHandler;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.nats.NatsInboxConsumer;
 import io.twinbox.nats.NatsPublisher;
+import io.twinbox.nats.NatsPublisherSettings;
+import io.twinbox.settings.SettingValues;
 import io.twinbox.nats.SubjectRouter;
 import io.twinbox.spi.Transport;
-import io.twinbox.spring.TwinboxProperties;
-import io.twinbox.spring.TwinboxProperties.Broker;
+import io.twinbox.spring.StarterSettings;
+import io.twinbox.spring.StarterSettings.Broker;
+import io.twinbox.spring.TwinboxSettings;
 import io.twinbox.spring.internal.ConnectionBoundInboxHandler;
 import io.twinbox.spring.nats.TwinboxNatsInboxConsumer;
 import javax.sql.DataSource;
@@ -46,11 +49,10 @@ public class TwinboxNatsAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean(Transport.class)
   @ConditionalOnRelayTransport(Broker.NATS)
-  public NatsPublisher twinboxNatsPublisher(TwinboxProperties properties, ObjectProvider<SubjectRouter> router) {
-    TwinboxProperties.Nats nats = properties.getNats();
-    return NatsPublisher.builder(nats.getUrl())
-        .subjectRouter(router.getIfAvailable(() -> SubjectRouter.byAggregateType(nats.getSubjectPrefix())))
-        .build();
+  public NatsPublisher twinboxNatsPublisher(TwinboxSettings settings, ObjectProvider<SubjectRouter> router) {
+    NatsPublisher.Builder builder = NatsPublisherSettings.builder(settings.values(NatsPublisherSettings.CATALOGUE));
+    router.ifAvailable(builder::subjectRouter);
+    return builder.build();
   }
 
   /**
@@ -64,28 +66,26 @@ public class TwinboxNatsAutoConfiguration {
   @ConditionalOnSingleCandidate(InboxHandler.class)
   @ConditionalOnBean(Inbox.class)
   @ConditionalOnBooleanProperty(name = "twinbox.nats.consumer.enabled", matchIfMissing = true)
-  public TwinboxNatsInboxConsumer twinboxNatsInboxConsumer(TwinboxProperties properties, Environment environment,
+  public TwinboxNatsInboxConsumer twinboxNatsInboxConsumer(TwinboxSettings settings, Environment environment,
       Inbox inbox, DataSource dataSource, InboxHandler handler) {
-    TwinboxProperties.Nats nats = properties.getNats();
-    TwinboxProperties.NatsConsumer settings = nats.getConsumer();
-    if (settings.getStream() == null) {
+    SettingValues binding = settings.values(StarterSettings.Nats.CATALOGUE);
+    String stream = binding.get(StarterSettings.Nats.STREAM);
+    if (stream == null) {
       throw new IllegalStateException("twinbox.nats.consumer.stream is required: the InboxHandler bean needs a"
           + " JetStream stream to consume (or set twinbox.nats.consumer.enabled=false)");
     }
-    String durable = settings.getDurable() != null ? settings.getDurable() : properties.inboxConsumer(environment);
+    String durable = binding.get(StarterSettings.Nats.DURABLE) != null ? binding.get(StarterSettings.Nats.DURABLE)
+        : settings.inboxConsumer(environment);
+    String url = settings.get(NatsPublisherSettings.CATALOGUE, NatsPublisherSettings.URL);
     InboxHandler bound = new ConnectionBoundInboxHandler(dataSource, handler);
     return new TwinboxNatsInboxConsumer(() -> {
-      NatsInboxConsumer.Builder builder = NatsInboxConsumer.builder(nats.getUrl(), settings.getStream(), durable)
-          .inbox(inbox, dataSource)
-          .handler(bound)
-          .batchSize(settings.getBatchSize())
-          .batchWait(settings.getBatchWait())
-          .ackWait(settings.getAckWait())
-          .maxDeliver(settings.getMaxDeliver());
-      if (settings.getFilterSubject() != null) {
-        builder.filterSubject(settings.getFilterSubject());
+      NatsInboxConsumer.Builder builder = NatsInboxConsumer.builder(url, stream, durable).inbox(inbox, dataSource)
+          .handler(bound);
+      if (binding.get(StarterSettings.Nats.FILTER_SUBJECT) != null) {
+        builder.filterSubject(binding.get(StarterSettings.Nats.FILTER_SUBJECT));
       }
-      return builder.build();
+      return NatsInboxConsumer.Builder.SETTINGS.apply(builder, settings.values(NatsInboxConsumer.Builder.SETTINGS))
+          .build();
     });
   }
 }

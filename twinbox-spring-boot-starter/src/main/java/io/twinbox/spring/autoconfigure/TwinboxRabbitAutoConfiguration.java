@@ -1,15 +1,18 @@
 package io.twinbox.spring.autoconfigure;
 
-import com.rabbitmq.client.ConnectionFactory;
 import io.twinbox.Inbox;
 import io.twinbox.InboxHandler;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.rabbitmq.RabbitInboxConsumer;
 import io.twinbox.rabbitmq.RabbitPublisher;
+import io.twinbox.rabbitmq.RabbitPublisherSettings;
+import io.twinbox.settings.SettingValues;
 import io.twinbox.rabbitmq.RabbitRouter;
 import io.twinbox.spi.Transport;
-import io.twinbox.spring.TwinboxProperties;
-import io.twinbox.spring.TwinboxProperties.Broker;
+import io.twinbox.spring.StarterSettings;
+import io.twinbox.spring.StarterSettings.Broker;
+import io.twinbox.spring.TwinboxSettings;
+import java.util.List;
 import io.twinbox.spring.internal.ConnectionBoundInboxHandler;
 import io.twinbox.spring.rabbitmq.TwinboxRabbitInboxConsumer;
 import javax.sql.DataSource;
@@ -48,14 +51,10 @@ public class TwinboxRabbitAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean(Transport.class)
   @ConditionalOnRelayTransport(Broker.RABBITMQ)
-  public RabbitPublisher twinboxRabbitPublisher(TwinboxProperties properties, ObjectProvider<RabbitRouter> router) {
-    TwinboxProperties.Rabbitmq rabbit = properties.getRabbitmq();
-    RabbitPublisher.Builder builder = rabbit.getUri() != null ? RabbitPublisher.builder(rabbit.getUri())
-        : RabbitPublisher.builder(connectionFactory(rabbit));
-    return builder
-        .router(router.getIfAvailable(() -> rabbit.getExchange() != null
-            ? RabbitRouter.fixed(rabbit.getExchange()) : RabbitRouter.byAggregateType()))
-        .build();
+  public RabbitPublisher twinboxRabbitPublisher(TwinboxSettings settings, ObjectProvider<RabbitRouter> router) {
+    RabbitPublisher.Builder builder = RabbitPublisherSettings.builder(settings.values(RabbitPublisherSettings.CATALOGUE));
+    router.ifAvailable(builder::router);
+    return builder.build();
   }
 
   /**
@@ -68,40 +67,21 @@ public class TwinboxRabbitAutoConfiguration {
   @ConditionalOnSingleCandidate(InboxHandler.class)
   @ConditionalOnBean(Inbox.class)
   @ConditionalOnBooleanProperty(name = "twinbox.rabbitmq.consumer.enabled", matchIfMissing = true)
-  public TwinboxRabbitInboxConsumer twinboxRabbitInboxConsumer(TwinboxProperties properties, Inbox inbox,
+  public TwinboxRabbitInboxConsumer twinboxRabbitInboxConsumer(TwinboxSettings settings, Inbox inbox,
       DataSource dataSource, InboxHandler handler) {
-    TwinboxProperties.Rabbitmq rabbit = properties.getRabbitmq();
-    TwinboxProperties.RabbitConsumer settings = rabbit.getConsumer();
-    if (settings.getQueues().isEmpty()) {
+    SettingValues connection = settings.values(RabbitPublisherSettings.CATALOGUE);
+    List<String> queues = settings.get(StarterSettings.Rabbit.CATALOGUE, StarterSettings.Rabbit.QUEUES);
+    if (queues == null || queues.isEmpty()) {
       throw new IllegalStateException("twinbox.rabbitmq.consumer.queues is required: the InboxHandler bean needs"
           + " queues to consume (or set twinbox.rabbitmq.consumer.enabled=false)");
     }
     InboxHandler bound = new ConnectionBoundInboxHandler(dataSource, handler);
-    return new TwinboxRabbitInboxConsumer(() -> settings.getQueues().stream()
-        .map(queue -> (rabbit.getUri() != null ? RabbitInboxConsumer.builder(rabbit.getUri(), queue)
-            : RabbitInboxConsumer.builder(connectionFactory(rabbit), queue))
-            .inbox(inbox, dataSource)
-            .handler(bound)
-            .prefetch(settings.getPrefetch())
-            .batchSize(settings.getBatchSize())
-            .batchWait(settings.getBatchWait())
-            .build())
+    return new TwinboxRabbitInboxConsumer(() -> queues.stream()
+        .map(queue -> RabbitInboxConsumer.Builder.SETTINGS.apply(
+            RabbitInboxConsumer.builder(RabbitPublisherSettings.connectionFactory(connection), queue)
+                .inbox(inbox, dataSource).handler(bound),
+            settings.values(RabbitInboxConsumer.Builder.SETTINGS)).build())
         .toList());
-  }
-
-  /** A client factory from host, port, user, password and virtual host; connect timeouts as from a URI (5 s). */
-  private static ConnectionFactory connectionFactory(TwinboxProperties.Rabbitmq rabbit) {
-    ConnectionFactory factory = new ConnectionFactory();
-    factory.setHost(rabbit.getHost());
-    factory.setPort(rabbit.getPort());
-    factory.setUsername(rabbit.getUsername());
-    if (rabbit.getPassword() != null) {
-      factory.setPassword(rabbit.getPassword());
-    }
-    factory.setVirtualHost(rabbit.getVirtualHost());
-    factory.setConnectionTimeout(5_000);
-    factory.setHandshakeTimeout(5_000);
-    return factory;
   }
 
   /** {@code twinbox.rabbitmq.uri} or {@code twinbox.rabbitmq.host} is set. */

@@ -2,9 +2,10 @@ package io.twinbox.spring.autoconfigure;
 
 import io.twinbox.Relay;
 import io.twinbox.RelayListener;
+import io.twinbox.RelaySettings;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.spi.Transport;
-import io.twinbox.spring.TwinboxProperties;
+import io.twinbox.spring.TwinboxSettings;
 import io.twinbox.spring.TwinboxRelay;
 import io.twinbox.spring.internal.CompositeRelayListener;
 import org.springframework.beans.factory.ObjectProvider;
@@ -29,27 +30,13 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnSingleCandidate(Transport.class)
 public class TwinboxRelayAutoConfiguration {
 
-  /** Relay settings from {@code twinbox.relay.*}; every {@link RelayListener} bean listens. */
+  /** Relay settings from {@code twinbox.relay.*} ({@link RelaySettings}); every {@link RelayListener} bean listens. */
   @Bean
   @ConditionalOnMissingBean
-  public TwinboxRelay twinboxRelay(JdbcStore store, Transport transport, TwinboxProperties properties,
+  public TwinboxRelay twinboxRelay(JdbcStore store, Transport transport, TwinboxSettings settings,
       ObjectProvider<RelayListener> listeners) {
-    TwinboxProperties.Relay r = properties.getRelay();
-    return new TwinboxRelay(() -> {
-      Relay.Builder builder = Relay.builder(store, transport)
-          .source(r.getSource())
-          .batchSize(r.getBatchSize())
-          .workers(r.getWorkers())
-          .pollInterval(r.getPollInterval())
-          .leaseTtl(r.getLeaseTtl())
-          .publishTimeout(r.getPublishTimeout())
-          .outageBackoffMax(r.getOutageBackoffMax())
-          .completionMode(r.getCompletionMode())
-          .listener(CompositeRelayListener.of(listeners.orderedStream().toList()));
-      if (r.getNodeId() != null) {
-        builder.nodeId(r.getNodeId());
-      }
-      return builder.build();
-    });
+    return new TwinboxRelay(() -> RelaySettings.CATALOGUE.apply(Relay.builder(store, transport)
+            .listener(CompositeRelayListener.of(listeners.orderedStream().toList())),
+        settings.values(RelaySettings.CATALOGUE)).build());
   }
 }

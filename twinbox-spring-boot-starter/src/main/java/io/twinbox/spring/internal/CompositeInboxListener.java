@@ -2,6 +2,7 @@ package io.twinbox.spring.internal;
 
 import io.twinbox.InboxListener;
 import io.twinbox.InboxMessage;
+import java.time.Duration;
 import java.util.List;
 
 /** Fans the inbox's events out to every {@link InboxListener} bean, in bean order. */
@@ -31,5 +32,15 @@ public final class CompositeInboxListener implements InboxListener {
   @Override
   public void parked(InboxMessage message, String reason) {
     listeners.forEach(l -> l.parked(message, reason));
+  }
+
+  @Override
+  public void parkFailed(InboxMessage message, String reason) {
+    listeners.forEach(l -> l.parkFailed(message, reason));
+  }
+
+  @Override
+  public void committed(InboxMessage message, Duration sinceReceived, Duration sinceEvent) {
+    listeners.forEach(l -> l.committed(message, sinceReceived, sinceEvent));
   }
 }

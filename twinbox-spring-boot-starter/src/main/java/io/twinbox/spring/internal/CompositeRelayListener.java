@@ -2,6 +2,7 @@ package io.twinbox.spring.internal;
 
 import io.twinbox.RelayListener;
 import io.twinbox.spi.OutboxMessage;
+import io.twinbox.spi.UndecodableRow;
 import java.util.List;
 import java.util.Set;
 
@@ -27,6 +28,11 @@ public final class CompositeRelayListener implements RelayListener {
   @Override
   public void publishFailed(OutboxMessage message, String reason, boolean dead) {
     listeners.forEach(l -> l.publishFailed(message, reason, dead));
+  }
+
+  @Override
+  public void undecodable(UndecodableRow row) {
+    listeners.forEach(l -> l.undecodable(row));
   }
 
   @Override

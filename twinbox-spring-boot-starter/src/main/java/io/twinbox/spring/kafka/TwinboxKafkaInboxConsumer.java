@@ -1,6 +1,6 @@
 package io.twinbox.spring.kafka;
 
-import io.twinbox.kafka.KafkaInboxConsumer;
+import io.twinbox.InboxConsumer;
 import io.twinbox.spring.TwinboxLifecycle;
 import java.util.function.Supplier;
 
@@ -9,20 +9,20 @@ import java.util.function.Supplier;
  * bean from {@code twinbox.kafka.consumer.topics}, starts with the context and, when the context
  * stops, finishes its current transaction, commits its offsets and leaves the group.
  */
-public class TwinboxKafkaInboxConsumer extends TwinboxLifecycle<KafkaInboxConsumer> {
+public class TwinboxKafkaInboxConsumer extends TwinboxLifecycle<InboxConsumer> {
 
   /** @param factory builds a new, unstarted consumer for each start of the context */
-  public TwinboxKafkaInboxConsumer(Supplier<KafkaInboxConsumer> factory) {
+  public TwinboxKafkaInboxConsumer(Supplier<InboxConsumer> factory) {
     super(factory);
   }
 
   @Override
-  protected void start(KafkaInboxConsumer consumer) {
+  protected void start(InboxConsumer consumer) {
     consumer.start();
   }
 
   /** The running consumer (its stats), or {@code null} when stopped. */
-  public KafkaInboxConsumer consumer() {
+  public InboxConsumer consumer() {
     return current();
   }
 }

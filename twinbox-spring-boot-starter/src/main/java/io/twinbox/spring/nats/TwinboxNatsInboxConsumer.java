@@ -1,6 +1,6 @@
 package io.twinbox.spring.nats;
 
-import io.twinbox.nats.NatsInboxConsumer;
+import io.twinbox.InboxConsumer;
 import io.twinbox.spring.TwinboxLifecycle;
 import java.util.function.Supplier;
 
@@ -10,20 +10,20 @@ import java.util.function.Supplier;
  * the context and, when the context stops, finishes its current transaction, gives back the
  * messages fetched but not done (nak) and leaves the durable consumer in place.
  */
-public class TwinboxNatsInboxConsumer extends TwinboxLifecycle<NatsInboxConsumer> {
+public class TwinboxNatsInboxConsumer extends TwinboxLifecycle<InboxConsumer> {
 
   /** @param factory builds a new, unstarted consumer for each start of the context */
-  public TwinboxNatsInboxConsumer(Supplier<NatsInboxConsumer> factory) {
+  public TwinboxNatsInboxConsumer(Supplier<InboxConsumer> factory) {
     super(factory);
   }
 
   @Override
-  protected void start(NatsInboxConsumer consumer) {
+  protected void start(InboxConsumer consumer) {
     consumer.start();
   }
 
   /** The running consumer (its stats), or {@code null} when stopped. */
-  public NatsInboxConsumer consumer() {
+  public InboxConsumer consumer() {
     return current();
   }
 }

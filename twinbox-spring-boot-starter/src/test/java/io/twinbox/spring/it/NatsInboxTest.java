@@ -1,12 +1,12 @@
 package io.twinbox.spring.it;
 
+import io.twinbox.InboxConsumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.impl.Headers;
-import io.twinbox.nats.NatsInboxConsumer;
 import io.twinbox.nats.NatsPublisher;
 import io.twinbox.nats.NatsStreams;
 import io.twinbox.spi.PublishOutcome;
@@ -69,7 +69,7 @@ class NatsInboxTest {
         "twinbox.nats.consumer.stream=" + stream)) {
       assertThat(app.getBean(Transport.class)).isInstanceOf(NatsPublisher.class);
       assertThat(app.getBean(TwinboxRelay.class).isRunning()).isTrue();
-      NatsInboxConsumer consumer = app.getBean(TwinboxNatsInboxConsumer.class).consumer();
+      InboxConsumer consumer = app.getBean(TwinboxNatsInboxConsumer.class).consumer();
       Orders orders = app.getBean(Orders.class);
 
       Set<UUID> committed = EffectDatabase.placeOrders(orders, 10);

@@ -1,10 +1,10 @@
 package io.twinbox.spring.it;
 
+import io.twinbox.InboxConsumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
-import io.twinbox.rabbitmq.RabbitInboxConsumer;
 import io.twinbox.rabbitmq.RabbitPublisher;
 import io.twinbox.rabbitmq.RabbitTopology;
 import io.twinbox.spi.PublishOutcome;
@@ -70,7 +70,7 @@ class RabbitInboxTest {
       assertThat(app.getBean(TwinboxRelay.class).isRunning()).isTrue();
       TwinboxRabbitInboxConsumer listener = app.getBean(TwinboxRabbitInboxConsumer.class);
       assertThat(listener.consumers()).hasSize(1);
-      RabbitInboxConsumer consumer = listener.consumers().get(0);
+      InboxConsumer consumer = listener.consumers().get(0);
       Orders orders = app.getBean(Orders.class);
 
       Set<UUID> committed = EffectDatabase.placeOrders(orders, 10);

@@ -9,10 +9,10 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /** Portable SQL helpers for the contract tests (plain statements every supported database runs). */
-final class Sql {
+public final class Sql {
   private Sql() {}
 
-  static long count(DataSource ds, String sql, Object... args) throws SQLException {
+  public static long count(DataSource ds, String sql, Object... args) throws SQLException {
     try (Connection c = ds.getConnection(); PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
       rs.next();
       return rs.getLong(1);
@@ -20,7 +20,7 @@ final class Sql {
   }
 
   /** Each row's columns joined with {@code |}. */
-  static List<String> rows(DataSource ds, String sql, Object... args) throws SQLException {
+  public static List<String> rows(DataSource ds, String sql, Object... args) throws SQLException {
     List<String> out = new ArrayList<>();
     try (Connection c = ds.getConnection(); PreparedStatement ps = prepare(c, sql, args); ResultSet rs = ps.executeQuery()) {
       int n = rs.getMetaData().getColumnCount();
@@ -35,16 +35,17 @@ final class Sql {
     return out;
   }
 
-  static void exec(DataSource ds, String sql, Object... args) throws SQLException {
+  public static void exec(DataSource ds, String sql, Object... args) throws SQLException {
     try (Connection c = ds.getConnection(); PreparedStatement ps = prepare(c, sql, args)) {
       ps.execute();
     }
   }
 
   /** Empties every Twinbox table and frees all leases. */
-  static void reset(DataSource ds) throws SQLException {
+  public static void reset(DataSource ds) throws SQLException {
     for (String table : List.of("twinbox_outbox", "twinbox_aggregate", "twinbox_relay_node", "twinbox_inbox",
-        "twinbox_inbox_parked", "twinbox_inbox_attempt", "twinbox_supplied_id")) {
+        "twinbox_inbox_parked", "twinbox_inbox_parked_audit", "twinbox_inbox_attempt", "twinbox_supplied_id",
+        "twinbox_inbox_sequence", "twinbox_inbox_held")) {
       exec(ds, "DELETE FROM " + table);
     }
     exec(ds, "UPDATE twinbox_relay_lease SET owner = NULL");

@@ -8,11 +8,17 @@ import static org.awaitility.Awaitility.await;
 
 import io.twinbox.Inbox;
 import io.twinbox.InboxHandler;
+import io.twinbox.InboxListener;
 import io.twinbox.InboxMessage;
+import io.twinbox.Outbox;
+import io.twinbox.OutboxEvent;
+import io.twinbox.Relay;
+import io.twinbox.RelayStats;
 import io.twinbox.RetryPolicy;
 import io.twinbox.spi.OutboxMessage;
 import io.twinbox.spi.PublishOutcome;
 import io.twinbox.spi.Transport;
+import io.twinbox.testkit.contract.TransportFixture.MissingDestination;
 import io.twinbox.testkit.contract.TransportFixture.Rejection;
 import io.twinbox.testkit.contract.TransportFixture.RunningConsumer;
 import java.sql.Connection;
@@ -29,6 +35,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -46,8 +53,9 @@ import org.junit.jupiter.api.TestInstance;
  * every published message has exactly one effect and carries its CloudEvents attributes; a
  * republish (ambiguous ack) and a redelivery after a consumer crash before or after the commit have
  * no second effect; a poison message is parked after its attempts while others flow; first effects
- * keep per-aggregate order; permanent rejections fail at once; an outage is {@code UNAVAILABLE}
- * and heals without loss. A transport runs it with a short subclass supplying a
+ * keep per-aggregate order; permanent rejections fail at once; a destination that does not exist
+ * fails only its own events, at once, through a real relay; an outage is {@code UNAVAILABLE} and
+ * heals without loss. A transport runs it with a short subclass supplying a
  * {@link TransportFixture}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -335,6 +343,55 @@ public abstract class TransportContract {
     }
   }
 
+  /**
+   * FAULTS.md H4: 1 % of the events go to a destination that does not exist. Those fail at once
+   * (FAILED after one attempt, the reason naming the destination); the others of the same batch
+   * are all published in that batch, and no outage is counted — an outage would stop the whole
+   * batch and pause the relay, i.e. throttle every aggregate of the worker.
+   */
+  @Test
+  final void aMissingDestinationFailsOnlyItsOwnEventsAndTheRestOfTheBatchIsPublished() throws Exception {
+    MissingDestination missing = fixture.missingDestination(destination, "Lost");
+    open.add(missing.publisher());
+    Outbox outbox = Outbox.builder(fixture.outboxStore()).build();
+    int goodAggregates = 66;
+    int perAggregate = 6; // 396 good events in six waves, 4 lost ones (1 %) in the first
+    int lost = 4;
+    try (Relay relay = Relay.builder(fixture.outboxStore(), missing.publisher()).nodeId("h4-" + destination)
+        .workers(1).batchSize(1_000).pollInterval(Duration.ofMillis(50)).retryPolicy(RETRY).build()) {
+      relay.start();
+      await().atMost(WAIT).until(() -> relay.partitions().size() == fixture.outboxStore().partitionCount());
+      // One transaction: the relay's next claim sees every event at once, so without the missing
+      // destination the whole set is one batch.
+      try (Connection c = ds.getConnection()) {
+        c.setAutoCommit(false);
+        for (int s = 1; s <= perAggregate; s++) {
+          for (int a = 0; a < goodAggregates; a++) {
+            outbox.write(c, OutboxEvent.builder("OrderPlaced", 1).aggregate("Order", "h4-" + a)
+                .payload("{\"n\":" + s + "}").build());
+          }
+          if (s == 1) {
+            for (int l = 0; l < lost; l++) {
+              outbox.write(c, OutboxEvent.builder("OrderPlaced", 1).aggregate("Lost", "lost-" + l)
+                  .payload("{\"lost\":" + l + "}").build());
+            }
+          }
+        }
+        c.commit();
+      }
+      await().atMost(WAIT).until(() -> count(ds, "SELECT count(*) FROM twinbox_outbox WHERE status = 'PENDING'") == 0);
+      RelayStats stats = relay.stats();
+      assertThat(stats.published()).as("good events published").isEqualTo((long) goodAggregates * perAggregate);
+      assertThat(stats.outages()).as("outages counted on %s", fixture.name()).isZero();
+      assertThat(stats.retried()).as("attempts used by the lost events").isZero();
+      assertThat(stats.dead()).isEqualTo(lost);
+      assertThat(stats.batches()).as("batches: the lost events must not split the batch").isEqualTo(1);
+    }
+    List<String> failed = rows(ds, "SELECT aggregate_type, status, attempts, last_error FROM twinbox_outbox");
+    assertThat(failed).hasSize(lost).allSatisfy(row -> assertThat(row)
+        .startsWith("Lost|FAILED|1|rejected by the broker").contains(missing.name()));
+  }
+
   @Test
   final void anOutageIsUnavailableAndHealsWithoutLossOrSecondEffects() throws Exception {
     Transport t = publisher();
@@ -375,5 +432,41 @@ public abstract class TransportContract {
     Thread.sleep(500);
     assertThat(rows(ds, "SELECT message_id FROM twinbox_test_effect GROUP BY message_id HAVING count(*) > 1")).isEmpty();
     assertThat(effects()).isEqualTo(3);
+  }
+
+  /**
+   * One wire model: whatever the broker, the consumer reads back exactly the attributes the
+   * publisher wrote — every optional one set, the user's header, a non-ASCII payload — so Kafka,
+   * RabbitMQ and NATS produce and read the same CloudEvents (core's {@code WireAttributes} and
+   * {@code WireEvents}; each transport only binds them to its protocol). The inbox's listener hears
+   * the commit's latencies (R18).
+   */
+  @Test
+  final void theConsumerReadsBackEveryAttributeThePublisherWrote() throws Exception {
+    Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    OutboxMessage sent = new OutboxMessage(1, UUID.randomUUID(), "Order", "agg-wire", 7, 0, "OrderPlaced", 3,
+        "{\"note\":\"caf\u00e9 \u20ac \ud83d\ude00\"}", Map.of("tenant", "acme"), "corr-wire", "cause-wire",
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", at, at, 0, SOURCE);
+    publish(publisher(), List.of(sent));
+    List<InboxMessage> received = new CopyOnWriteArrayList<>();
+    List<Duration[]> latencies = new CopyOnWriteArrayList<>();
+    Inbox inbox = Inbox.builder(fixture.inboxStore(), "c-wire").listener(new InboxListener() {
+      @Override
+      public void committed(InboxMessage message, Duration sinceReceived, Duration sinceEvent) {
+        latencies.add(new Duration[] {sinceReceived, sinceEvent});
+      }
+    }).build();
+    RunningConsumer c = fixture.startConsumer(destination, inbox, (connection, m) -> received.add(m), RETRY);
+    open.add(c);
+    await().atMost(WAIT).until(() -> c.processed() >= 1 && !latencies.isEmpty());
+    assertThat(received).hasSize(1);
+    // R18: the consumer reports each commit's latency from receipt and from the event's time.
+    assertThat(latencies).hasSize(1);
+    assertThat(latencies.get(0)[0]).isGreaterThanOrEqualTo(Duration.ZERO).isLessThan(WAIT);
+    assertThat(latencies.get(0)[1]).as("the event's time is before its receipt").isGreaterThanOrEqualTo(
+        latencies.get(0)[0]);
+    assertThat(received.get(0)).usingRecursiveComparison().ignoringFields("origin")
+        .isEqualTo(new InboxMessage(sent.id().toString(), "OrderPlaced", 3, SOURCE, "Order", "agg-wire", 7,
+            sent.payload(), Map.of("tenant", "acme"), "corr-wire", "cause-wire", sent.traceparent(), at, null));
   }
 }

@@ -5,6 +5,7 @@ import io.twinbox.InboxHandler;
 import io.twinbox.RetryPolicy;
 import io.twinbox.spi.InboxStore;
 import io.twinbox.spi.OutboxMessage;
+import io.twinbox.spi.OutboxStore;
 import io.twinbox.spi.Transport;
 import java.util.List;
 import javax.sql.DataSource;
@@ -25,6 +26,9 @@ public interface TransportFixture extends AutoCloseable {
 
   /** The inbox store on {@link #dataSource()}. */
   InboxStore inboxStore();
+
+  /** The outbox store on {@link #dataSource()}, for tests that run a real relay over the transport. */
+  OutboxStore outboxStore();
 
   /**
    * Creates a fresh, empty destination for one test — a topic; an exchange with a quorum queue
@@ -47,6 +51,14 @@ public interface TransportFixture extends AutoCloseable {
 
   /** Messages the broker must refuse for good at once, each with the publisher to send it by. */
   List<Rejection> rejections(String destination);
+
+  /**
+   * A publisher that sends every message of aggregate type {@code lostType} to a destination that
+   * does not exist on the broker — a topic on a broker that does not create topics, an exchange
+   * nobody declared, a subject no stream captures — and every other message to {@code destination}.
+   * The caller closes it.
+   */
+  MissingDestination missingDestination(String destination, String lostType);
 
   /** True when the broker itself drops a republished message (NATS {@code Nats-Msg-Id}). */
   boolean deduplicates();
@@ -93,4 +105,12 @@ public interface TransportFixture extends AutoCloseable {
    * @param reason a fragment the outcome's reason must contain (case-insensitive)
    */
   record Rejection(Transport publisher, OutboxMessage message, String reason) {}
+
+  /**
+   * A publisher with a route to nowhere.
+   *
+   * @param publisher the publisher (the caller closes it)
+   * @param name the missing destination's name, which the reason of each failed event must contain
+   */
+  record MissingDestination(Transport publisher, String name) {}
 }

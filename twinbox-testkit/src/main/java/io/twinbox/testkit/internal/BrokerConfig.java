@@ -14,8 +14,12 @@ import java.nio.file.Path;
 public final class BrokerConfig {
   private BrokerConfig() {}
 
-  /** Writes the file for the given listener ports and data directory. */
-  public static void write(Path file, Path dataDir, int brokerPort, int controllerPort) {
+  /**
+   * Writes the file for the given listener ports and data directory.
+   *
+   * @param autoCreateTopics the broker's {@code auto.create.topics.enable}
+   */
+  public static void write(Path file, Path dataDir, int brokerPort, int controllerPort, boolean autoCreateTopics) {
     String text = """
         process.roles=broker,controller
         node.id=1
@@ -27,7 +31,7 @@ public final class BrokerConfig {
         listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
         log.dirs=%3$s
         num.partitions=4
-        auto.create.topics.enable=true
+        auto.create.topics.enable=%4$s
         offsets.topic.replication.factor=1
         transaction.state.log.replication.factor=1
         transaction.state.log.min.isr=1
@@ -41,7 +45,7 @@ public final class BrokerConfig {
         # it may register again: a 3 s session instead of 9 s makes restarts 6 s faster.
         broker.heartbeat.interval.ms=500
         broker.session.timeout.ms=3000
-        """.formatted(brokerPort, controllerPort, dataDir.toAbsolutePath().toString());
+        """.formatted(brokerPort, controllerPort, dataDir.toAbsolutePath().toString(), autoCreateTopics);
     try {
       Files.writeString(file, text, StandardCharsets.UTF_8);
     } catch (IOException e) {

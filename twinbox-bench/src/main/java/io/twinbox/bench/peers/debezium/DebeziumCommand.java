@@ -63,6 +63,11 @@ public final class DebeziumCommand implements Callable<Integer> {
       "autovacuum", "off",
       "max_wal_size", "1GB");
 
+  /** {@link #CLUSTER_SETTINGS}, for the commands that measure on the same kind of cluster ({@code wal}). */
+  public static Map<String, String> clusterSettings() {
+    return CLUSTER_SETTINGS;
+  }
+
   @Option(names = "--results", defaultValue = "results/debezium",
       description = "Directory for results.jsonl and the plots (default: ${DEFAULT-VALUE}).")
   Path results;

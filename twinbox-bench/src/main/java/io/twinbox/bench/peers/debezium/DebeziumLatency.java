@@ -88,6 +88,7 @@ public final class DebeziumLatency {
           .param("poll_interval_ms", setup.pollIntervalMillis())
           .param("delete_in_tx", true);
       LatencyStats.percentiles(r, "ack", toAck);
+      r.metric("ack_cdf_ms", LatencyStats.cdf(toAck));
       r.metric("not_acked", measured.size() - toAck.length);
       r.metrics(run.cpu());
       return r;

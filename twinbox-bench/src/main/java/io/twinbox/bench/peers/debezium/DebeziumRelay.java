@@ -56,15 +56,43 @@ public final class DebeziumRelay {
         END LOOP;
       END $$""";
 
+  /**
+   * Told when each phase of a measurement begins and ends ({@code prefill}: the backlog is written;
+   * {@code drain}: from the engine's start until the last ack), so that a caller can meter the
+   * database around exactly that phase; what {@link #after} returns joins the result's metrics.
+   */
+  public interface Phases {
+    Phases NONE = new Phases() {
+      @Override
+      public void before(String phase) {}
+
+      @Override
+      public Map<String, Object> after(String phase, long events) {
+        return Map.of();
+      }
+    };
+
+    void before(String phase) throws Exception;
+
+    Map<String, Object> after(String phase, long events) throws Exception;
+  }
+
   private final PostgresDatabase db;
   private final KafkaBroker broker;
   private final String runId;
+  private final Phases phases;
   private int topicNo;
+  private Map<String, Object> prefillMetrics = Map.of();
 
   public DebeziumRelay(PostgresDatabase db, KafkaBroker broker, String runId) {
+    this(db, broker, runId, Phases.NONE);
+  }
+
+  public DebeziumRelay(PostgresDatabase db, KafkaBroker broker, String runId, Phases phases) {
     this.db = db;
     this.broker = broker;
     this.runId = runId;
+    this.phases = phases;
   }
 
   /**
@@ -73,12 +101,13 @@ public final class DebeziumRelay {
    * @return the seconds the writing took
    */
   public double prefill(Debezium.Writes writes, String slot, int events, int eventsPerTx, int aggregates)
-      throws SQLException {
+      throws Exception {
     try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
       st.execute("TRUNCATE " + Debezium.TABLE);
     }
     Debezium.createSlot(db.dataSource(), slot);
     long t0 = System.nanoTime();
+    Map<String, Object> written;
     try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
       st.execute(PREFILL_PROCEDURE);
       // The WAL the engine reads is the same with or without waiting for each commit's flush.
@@ -88,11 +117,14 @@ public final class DebeziumRelay {
         ps.setInt(2, aggregates);
         ps.setInt(3, eventsPerTx);
         ps.setBoolean(4, writes.deleteInTx());
+        phases.before("prefill");
         ps.execute();
+        written = phases.after("prefill", events);
       }
       st.execute("RESET synchronous_commit");
       st.execute("CHECKPOINT");
     }
+    prefillMetrics = written;
     return (System.nanoTime() - t0) / 1e9;
   }
 
@@ -109,15 +141,18 @@ public final class DebeziumRelay {
       double others = Quiet.await(Set.of(broker.pid()));
       double load = Machine.load1();
       CpuMeter cpu = CpuMeter.start(Set.of(broker.pid()));
+      phases.before("drain");
       long start = System.nanoTime();
       long acked;
       long first;
       long last;
       long batches;
       boolean all;
+      Map<String, Object> drained;
       try (OutboxEngine engine = OutboxEngine.start(db, setup, slot, topic, broker.bootstrapServers(), null)) {
         all = engine.awaitAcked(events, timeout);
         acked = engine.acked();
+        drained = phases.after("drain", acked);
         first = engine.sink().firstAckNanos();
         last = engine.sink().lastAckNanos();
         batches = engine.sink().batches();
@@ -144,6 +179,8 @@ public final class DebeziumRelay {
           .metric("prefill_s", Math.round(prefillSeconds * 10) / 10.0)
           .metric("records_in_topic", recordsIn(topic, partitions));
       r.metrics(cpuUse);
+      r.metrics(prefillMetrics);
+      r.metrics(drained);
       System.out.printf("  %s: %,.0f events/s (%.2f s incl. start-up %.2f s; streaming %,.0f events/s; %d left)%n",
           variant, r.number("events_per_s"), seconds, r.number("startup_s"), r.number("streaming_events_per_s"),
           events - acked);

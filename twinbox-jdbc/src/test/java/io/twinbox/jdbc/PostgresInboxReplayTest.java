@@ -1,0 +1,12 @@
+package io.twinbox.jdbc;
+
+import io.twinbox.testkit.contract.InboxReplayContract;
+import io.twinbox.testkit.contract.StoreFixture;
+
+/** Operators' replays of parked messages carried out by the running consumer, on PostgreSQL. */
+class PostgresInboxReplayTest extends InboxReplayContract {
+  @Override
+  protected StoreFixture createFixture() {
+    return JdbcFixture.postgres();
+  }
+}

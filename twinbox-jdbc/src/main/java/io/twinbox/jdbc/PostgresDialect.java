@@ -194,14 +194,15 @@ public final class PostgresDialect implements SqlDialect {
       UPDATE twinbox_outbox o
          SET attempts = o.attempts + 1,
              status = CASE WHEN f.dead THEN 'FAILED' ELSE 'PENDING' END,
-             next_attempt_at = clock_timestamp() + f.delay_ms * interval '1 millisecond',
+             next_attempt_at = clock.at + f.delay_ms * interval '1 millisecond',
              last_error = f.error,
-             first_failed_at = CASE WHEN o.attempts = 0 OR o.first_failed_at IS NULL THEN clock_timestamp()
+             first_failed_at = CASE WHEN o.attempts = 0 OR o.first_failed_at IS NULL THEN clock.at
                                     ELSE o.first_failed_at END,
-             last_failed_at = clock_timestamp(),
+             last_failed_at = clock.at,
              dead_letter = CASE WHEN f.dead AND f.dl THEN 'PENDING' ELSE o.dead_letter END
         FROM unnest(?::bigint[], ?::boolean[], ?::bigint[], ?::text[], ?::boolean[])
-               AS f(position, dead, delay_ms, error, dl)
+               AS f(position, dead, delay_ms, error, dl),
+             (SELECT clock_timestamp() AS at) clock  -- one failure time for the whole row
        WHERE o.position = f.position AND o.partition_no = ANY(?) AND o.status = 'PENDING'""";
 
   private static final DeadLetterSql DEAD_LETTERS = new DeadLetterSql(new DeadLetterSql.Fragments(

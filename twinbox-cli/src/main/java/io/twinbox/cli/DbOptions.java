@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
 /** The options every database command takes: where the settings come from and which database. */
 final class DbOptions {
   @Option(names = {"-c", "--config"}, paramLabel = "FILE",
-      description = "Properties file with the settings (see the README); TWINBOX_* environment variables override it.")
+      description = "Properties file with the settings (see docs/cli.md and docs/configuration.md); TWINBOX_* environment variables override it.")
   Path config;
 
   @Option(names = "--db-url", paramLabel = "JDBC_URL", description = "Overrides db.url / TWINBOX_DB_URL.")

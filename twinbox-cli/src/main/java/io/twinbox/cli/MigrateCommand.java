@@ -24,7 +24,7 @@ final class MigrateCommand implements Callable<Integer> {
   boolean json;
   @Option(names = "--commit-notifications", paramLabel = "on|off", description = "PostgreSQL: turn the commit"
       + " signal (NOTIFY) on or off for every writer of this database; relays then publish at once instead of"
-      + " within their poll interval, at the cost of serialised commits (see the README). Default: unchanged.")
+      + " within their poll interval, at the cost of serialised commits (see docs/relay.md). Default: unchanged.")
   String commitNotifications;
 
   @Override

@@ -150,7 +150,7 @@ class SettingsAgreementTest {
       return SettingsDocs.code(key) + " / " + SettingsDocs.code(env);
     })));
     columns.addAll(SettingsDocs.details());
-    SettingsDocs.assertBlock(SettingsDocs.readme(), "settings-cli", SettingsDocs.table(Settings.CATALOGUES, columns));
+    SettingsDocs.assertBlock(SettingsDocs.doc("cli.md"), "settings-cli", SettingsDocs.table(Settings.CATALOGUES, columns));
   }
 
   private static Settings load(String key, String value) {

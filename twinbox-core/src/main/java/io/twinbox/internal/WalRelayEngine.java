@@ -159,7 +159,7 @@ public final class WalRelayEngine implements Relay {
   private void stopForLostSlot(ChangeFeedException e) {
     fault = e;
     log.error("WAL relay {} STOPPED STREAMING: {} Nothing more is published from the stream; every event not yet"
-        + " published is still a row of the outbox table. See README.md, \"Runbook: the WAL slot was lost\".",
+        + " published is still a row of the outbox table. See docs/runbooks.md, \"Runbook: the WAL slot was lost\".",
         config.nodeId(), e.getMessage());
     try {
       listener.changeFeedLost(e);

@@ -124,8 +124,8 @@ public final class ReportWriter {
     rows.forEach(r -> md.append(r).append('\n'));
     md.append("\nResult lines:\n\n```\n");
     lines.forEach(l -> md.append(l).append('\n'));
-    md.append("```\n\nRows of FAULTS.md not played here, and why, are listed in the README "
-        + "(section *Fault-injection suite*, caveats). Per-run logs, the nemesis schedule, the proxies' traffic and "
+    md.append("```\n\nRows of FAULTS.md not played here, and why, are listed in docs/faults.md "
+        + "(*Fault suite caveats*). Per-run logs, the nemesis schedule, the proxies' traffic and "
         + "the full verdict are written to `twinbox-faults/target/faults/<row>-<broker>[-<store>]-<seed>/`.\n");
     return md.toString();
   }

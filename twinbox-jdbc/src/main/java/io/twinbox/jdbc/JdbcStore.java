@@ -96,7 +96,7 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
    * transaction that writes events wakes the listening relays at commit (PostgreSQL {@code
    * NOTIFY}), so an idle relay publishes within milliseconds instead of within its poll interval.
    * Off by default since schema V3, because {@code NOTIFY} makes all writing transactions commit one
-   * at a time (see the README's "Commit notifications"). Relays started afterwards pick the change
+   * at a time (see docs/relay.md, "Commit notifications"). Relays started afterwards pick the change
    * up; running relays keep what they found at start.
    *
    * @throws UnsupportedOperationException on MariaDB, which has no such signal

@@ -155,11 +155,11 @@ class SettingsAgreementTest {
         new Column("Setting", (c, s) -> SettingsDocs.code(c.title() + "." + s.name())),
         new Column("Spring Boot property", (c, s) -> ALL.contains(c) ? SettingsDocs.code(property(c, s)) : "—")));
     libraryColumns.addAll(SettingsDocs.details());
-    SettingsDocs.assertBlock(SettingsDocs.readme(), "settings-library", SettingsDocs.table(library, libraryColumns));
+    SettingsDocs.assertBlock(SettingsDocs.doc("configuration.md"), "settings-library", SettingsDocs.table(library, libraryColumns));
     List<Column> starterColumns = new ArrayList<>(List.of(
         new Column("Property", (c, s) -> SettingsDocs.code(property(c, s)))));
     starterColumns.addAll(SettingsDocs.details());
-    SettingsDocs.assertBlock(SettingsDocs.readme(), "settings-starter", SettingsDocs.table(starter, starterColumns));
+    SettingsDocs.assertBlock(SettingsDocs.doc("spring-boot.md"), "settings-starter", SettingsDocs.table(starter, starterColumns));
   }
 
   private static String property(Catalogue<?> c, Setting<?> s) {

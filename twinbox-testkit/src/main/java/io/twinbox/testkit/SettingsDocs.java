@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.function.BiFunction;
 
 /**
- * The generator of the README's configuration tables and of other files derived from the settings
+ * The generator of the documentation's configuration tables (docs/configuration.md, docs/cli.md, docs/spring-boot.md) and of other files derived from the settings
  * catalogues, for the agreement tests: they render the expected text and compare it with the
  * checked-in one. Run them with {@code -Dtwinbox.readme.write=true} to rewrite the file instead
  * (then commit the change). A generated block sits between {@code <!-- BEGIN GENERATED: id -->}
@@ -62,14 +62,19 @@ public final class SettingsDocs {
     return cell.replace("|", "\\|").replace("\n", " ");
   }
 
-  /** The repository's README.md, found upwards from the working directory. */
-  public static Path readme() {
+  /** The repository's root (the directory with README.md and twinbox-core), found upwards from the working directory. */
+  public static Path root() {
     for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
       if (Files.exists(dir.resolve("README.md")) && Files.exists(dir.resolve("twinbox-core"))) {
-        return dir.resolve("README.md");
+        return dir;
       }
     }
     throw new IllegalStateException("README.md not found above " + Path.of("").toAbsolutePath());
+  }
+
+  /** A page of the documentation: {@code docs/<name>} under {@link #root()}. */
+  public static Path doc(String name) {
+    return root().resolve("docs").resolve(name);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.twinbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.twinbox.contract.SettingSamples;
 import io.twinbox.settings.Catalogue;
 import io.twinbox.settings.Setting;
 import io.twinbox.spi.InboxStore;
@@ -81,12 +82,12 @@ class BuilderSettingsAgreementTest {
       if (s.defaultValue() != null) {
         assertThat(shown).as(catalogue.prefix() + "." + s.name() + " default").isEqualTo(s.defaultValue());
       }
-      Object sample = Samples.valid(s);
+      Object sample = SettingSamples.valid(s);
       if (sample != null && catalogue.applies(s.name())) {
         B b = catalogue.apply(builder.get(), catalogue.values(Map.of(s.name(), sample)));
         assertThat(read(build.apply(b), s.name())).as(catalogue.prefix() + "." + s.name() + " applied").isEqualTo(sample);
       }
-      Object bad = Samples.invalid(s);
+      Object bad = SettingSamples.invalid(s);
       Method setter = setter(builder.get().getClass(), s.name());
       if (bad != null && setter != null) {
         String expected = message(s, bad);

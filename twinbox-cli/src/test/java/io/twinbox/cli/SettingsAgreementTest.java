@@ -11,7 +11,7 @@ import io.twinbox.settings.Catalogue;
 import io.twinbox.settings.Setting;
 import io.twinbox.spi.OutboxStore;
 import io.twinbox.testing.RecordingTransport;
-import io.twinbox.testkit.SettingSamples;
+import io.twinbox.contract.SettingSamples;
 import io.twinbox.testkit.SettingsDocs;
 import io.twinbox.testkit.SettingsDocs.Column;
 import java.io.PrintWriter;

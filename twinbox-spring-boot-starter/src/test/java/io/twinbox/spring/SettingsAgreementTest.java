@@ -24,7 +24,7 @@ import io.twinbox.spring.autoconfigure.TwinboxRabbitAutoConfiguration;
 import io.twinbox.spring.autoconfigure.TwinboxRelayAutoConfiguration;
 import io.twinbox.testkit.PostgresDatabase;
 import io.twinbox.testing.RecordingTransport;
-import io.twinbox.testkit.SettingSamples;
+import io.twinbox.contract.SettingSamples;
 import io.twinbox.testkit.SettingsDocs;
 import io.twinbox.testkit.SettingsDocs.Column;
 import java.lang.annotation.Annotation;

@@ -1,16 +1,16 @@
-package io.twinbox;
+package io.twinbox.contract;
 
 import io.twinbox.settings.Setting;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * A copy of the testkit's SettingSamples (core cannot depend on the testkit). Values for the
- * settings agreement tests: a valid value other than the default, and a value out
- * of range, for any setting (null when there is none). Stateless.
+ * Values for the settings agreement tests of core, the CLI and the starter (shipped in core's
+ * test-jar): a valid value other than the default, and a value out of range, for any setting (null
+ * when there is none). Stateless.
  */
-final class Samples {
-  private Samples() {}
+public final class SettingSamples {
+  private SettingSamples() {}
 
   /** A value within the limits and unlike the default; null when none can be made. */
   @SuppressWarnings("unchecked")

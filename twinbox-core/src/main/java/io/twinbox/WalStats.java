@@ -11,5 +11,9 @@ package io.twinbox;
  * @param withheldConfirms confirmations not sent because the stream lease was no longer valid (a
  *     relay that lost it)
  * @param sessions stream sessions opened: 1, plus one per reconnect or take-over
+ * @param replayedDone events the stream received again after a start, a reconnect or a take-over and
+ *     did not publish, because the table showed them published already: what the previous streamer
+ *     completed but had not confirmed to the server
  */
-public record WalStats(long streamed, long swept, long confirms, long withheldConfirms, long sessions) {}
+public record WalStats(long streamed, long swept, long confirms, long withheldConfirms, long sessions,
+    long replayedDone) {}

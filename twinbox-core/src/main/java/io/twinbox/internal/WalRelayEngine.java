@@ -59,6 +59,7 @@ public final class WalRelayEngine implements Relay {
   final AtomicLong confirms = new AtomicLong();
   final AtomicLong withheldConfirms = new AtomicLong();
   final AtomicLong sessions = new AtomicLong();
+  final AtomicLong replayedDone = new AtomicLong();
   final AtomicLong streamed = new AtomicLong();
   final AtomicLong swept = new AtomicLong();
 
@@ -248,6 +249,6 @@ public final class WalRelayEngine implements Relay {
   @Override
   public Optional<WalStats> walStats() {
     return Optional.of(new WalStats(streamed.get(), swept.get(), confirms.get(), withheldConfirms.get(),
-        sessions.get()));
+        sessions.get(), replayedDone.get()));
   }
 }

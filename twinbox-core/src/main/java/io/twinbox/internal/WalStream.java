@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>At-least-once by the log position: the slot is confirmed only past transactions all of whose
  * rows are done, and only after the completion that made them done committed. A crash at any point
- * replays at most the unconfirmed suffix; a row the replay finds deleted is republished once (a
- * duplicate the inbox absorbs).
+ * replays at most the unconfirmed suffix, and of that the stream sends only what the table still
+ * holds unpublished (see {@link #withoutDone}): a crash costs at most the batch in flight, published
+ * and not yet completed (duplicates the inbox absorbs).
  *
  * <p>Not thread-safe: runs on the stream thread.
  */
@@ -278,6 +279,9 @@ final class WalStream implements AutoCloseable {
   }
 
   private void publish(List<Item> items, List<Failure> extra) throws InterruptedException {
+    if (confirmed < startPosition && !items.isEmpty()) {
+      items = withoutDone(items);
+    }
     if (items.isEmpty() && extra.isEmpty()) {
       return;
     }
@@ -322,6 +326,38 @@ final class WalStream implements AutoCloseable {
       outageBackoffMs = 0;
     }
     retry = unresolved;
+  }
+
+  /**
+   * Until the stream has passed the position of its start it may be receiving what the previous
+   * streamer published and completed but had not confirmed — after a kill, a lost connection, a
+   * take-over, or a last confirmation the server never applied. Those rows are gone from the table
+   * (or PUBLISHED): they are done, and are not sent again. A row the table lacks whose transaction
+   * is not visible yet (a commit waiting for a synchronous standby) is published as before: only
+   * proof of completion skips an event. One indexed read per batch, and only in that stretch.
+   */
+  private List<Item> withoutDone(List<Item> items) {
+    Set<Long> there = r.feeds.unpublished(items.stream().map(i -> i.message().position()).toList());
+    List<Item> missing = items.stream().filter(i -> !there.contains(i.message().position())).toList();
+    if (missing.isEmpty()) {
+      return items;
+    }
+    Set<Long> running = r.feeds.inProgress(xids(missing, List.of()));
+    List<Item> out = new ArrayList<>(items.size());
+    int done = 0;
+    for (Item i : items) {
+      if (there.contains(i.message().position()) || running.contains(i.tx().xid)) {
+        out.add(i);
+      } else {
+        window.close(i.tx());
+        done++;
+      }
+    }
+    if (done > 0) {
+      r.replayedDone.addAndGet(done);
+      log.debug("relay {}: {} events received again are published already; not sent again", r.config.nodeId(), done);
+    }
+    return out;
   }
 
   /**

@@ -2,6 +2,7 @@ package io.twinbox.spi;
 
 import io.twinbox.ChangeFeedException;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -59,6 +60,17 @@ public interface ChangeFeedStore {
 
   /** Of {@code groups}, those with a row that holds the group back (FAILED, or waiting for a retry). */
   Set<GroupKey> heldGroups(Collection<GroupKey> groups);
+
+  /**
+   * Of the given row positions, those whose rows the table still holds unpublished (not deleted,
+   * not marked PUBLISHED). A stream that starts behind its predecessor's last completion receives
+   * again the events that one published and completed but had not confirmed; with this it skips
+   * them instead of publishing them twice. The default answers that every row is still there: the
+   * stream then publishes them again (duplicates, never a loss).
+   */
+  default Set<Long> unpublished(Collection<Long> positions) {
+    return new HashSet<>(positions);
+  }
 
   /** Of the given transaction ids (as in {@link Change.Begin}), those still in progress. */
   Set<Long> inProgress(Collection<Long> xids);

@@ -311,6 +311,11 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
   }
 
   @Override
+  public Set<Long> unpublished(Collection<Long> positions) {
+    return positions.isEmpty() ? Set.of() : feeds().unpublished(positions);
+  }
+
+  @Override
   public Set<Long> inProgress(Collection<Long> xids) {
     return xids.isEmpty() ? Set.of() : feeds().inProgress(xids);
   }

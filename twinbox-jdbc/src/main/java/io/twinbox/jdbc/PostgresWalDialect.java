@@ -87,6 +87,13 @@ public final class PostgresWalDialect {
   private static final String LAG = """
       SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint FROM pg_replication_slots WHERE slot_name = ?""";
 
+  /** Of the given positions, those of rows still in the table and not PUBLISHED (on the primary key). */
+  private static final String UNPUBLISHED = """
+      SELECT position FROM twinbox_outbox WHERE position = ANY(?::bigint[]) AND status <> 'PUBLISHED'""";
+
+  private static final String CONFIRMED = """
+      SELECT (confirmed_flush_lsn - '0/0'::pg_lsn)::bigint FROM pg_replication_slots WHERE slot_name = ?""";
+
   /** Groups with rows that are not PUBLISHED, and the highest sequence of each: where a new stream starts. */
   private static final String GROUPS_IN_TABLE = """
       SELECT aggregate_type, COALESCE(aggregate_id, id::text), aggregate_id IS NOT NULL, min(sequence), max(sequence),
@@ -224,6 +231,20 @@ public final class PostgresWalDialect {
     }
   }
 
+  /** The slot's confirmed position as the server holds it, or -1 when there is no such slot (or none yet). */
+  public long confirmedPosition(Connection c, String name) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(CONFIRMED)) {
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return -1;
+        }
+        long lsn = rs.getLong(1);
+        return rs.wasNull() ? -1 : lsn;
+      }
+    }
+  }
+
   /** Runs in a transaction of the caller (its settings are transaction-local). */
   public Map<GroupKey, TableGroup> groupsInTable(Connection c) throws SQLException {
     Map<GroupKey, TableGroup> out = new HashMap<>();
@@ -259,6 +280,19 @@ public final class PostgresWalDialect {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           out.add(new GroupKey(rs.getString(1), rs.getString(2), rs.getBoolean(3)));
+        }
+      }
+    }
+    return out;
+  }
+
+  public Set<Long> unpublished(Connection c, Collection<Long> positions) throws SQLException {
+    Set<Long> out = new HashSet<>();
+    try (PreparedStatement ps = c.prepareStatement(UNPUBLISHED)) {
+      ps.setArray(1, c.createArrayOf("int8", positions.toArray()));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getLong(1));
         }
       }
     }

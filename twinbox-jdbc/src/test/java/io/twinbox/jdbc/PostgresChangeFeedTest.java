@@ -159,6 +159,94 @@ class PostgresChangeFeedTest {
     }
   }
 
+  /**
+   * A graceful close leaves the server holding the last confirmed position, also while the server
+   * is still sending WAL the feed no longer reads: otherwise the next streamer replays what was
+   * published since the last status update the server happened to process (seen in CI as 230
+   * duplicates after a graceful stop of a WAL relay). Writers keep the walsender busy; the feed's
+   * small buffer is full, so the server's send buffer fills too, as in a relay closing under load.
+   */
+  @Test
+  void theLastConfirmationIsHeldByTheServerWhenTheFeedClosesUnderLoad() throws Exception {
+    String slot = "twinbox_close";
+    DataSource closeDs = pg.database("close");
+    JdbcStore closeStore = JdbcStore.builder(closeDs).build();
+    closeStore.migrate();
+    closeStore.prepareChangeFeed(slot);
+    Outbox outbox = Outbox.builder(closeStore).build();
+    String payload = "{\"pad\": \"" + "x".repeat(4_000) + "\"}";
+    java.util.concurrent.atomic.AtomicBoolean writing = new java.util.concurrent.atomic.AtomicBoolean(true);
+    java.util.concurrent.atomic.AtomicReference<Throwable> writerFailure = new java.util.concurrent.atomic.AtomicReference<>();
+    List<Thread> writers = new ArrayList<>();
+    for (int w = 0; w < 2; w++) {
+      int writer = w;
+      Thread t = new Thread(() -> {
+        try (Connection c = closeDs.getConnection()) {
+          c.setAutoCommit(false);
+          for (int n = 0; writing.get(); n++) {
+            List<OutboxEvent> tx = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+              tx.add(OutboxEvent.builder("Padded", 1).aggregate("Close", "w" + writer + "-" + (n % 50)).payload(payload)
+                  .build());
+            }
+            outbox.writeAll(c, tx);
+            c.commit();
+          }
+        } catch (Throwable e) {
+          writerFailure.set(e);
+        }
+      });
+      t.start();
+      writers.add(t);
+    }
+    try {
+      for (int round = 0; round < 6; round++) {
+        long confirmed = -1;
+        try (ChangeFeed feed = closeStore.openChangeFeed(slot, () -> true, 50)) {
+          long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+          int commits = 0;
+          while (commits < 40 + round * 20 && System.nanoTime() < deadline) {
+            for (Change c : feed.poll(50, Duration.ofMillis(200))) {
+              if (c instanceof Change.Commit k) {
+                commits++;
+                confirmed = k.endLsn();
+                feed.confirm(confirmed);
+              }
+            }
+          }
+          assertThat(commits).as("commits streamed in round %d", round).isGreaterThanOrEqualTo(40);
+          Thread.sleep(round * 40L); // the last confirmation lands anywhere between two status updates
+          for (Change c : feed.poll(50, Duration.ZERO)) {
+            if (c instanceof Change.Commit k) {
+              confirmed = k.endLsn();
+            }
+          }
+          feed.confirm(confirmed);
+        }
+        assertThat(serverConfirmed(closeDs, slot)).as("round %d: the server's confirmed position after the close", round)
+            .isEqualTo(confirmed);
+      }
+    } finally {
+      writing.set(false);
+      for (Thread t : writers) {
+        t.join(10_000);
+      }
+      closeStore.dropWalSlot(slot);
+    }
+    assertThat(writerFailure.get()).isNull();
+  }
+
+  private static long serverConfirmed(DataSource on, String slot) throws java.sql.SQLException {
+    try (Connection c = on.getConnection(); PreparedStatement ps = c.prepareStatement(
+        "SELECT (confirmed_flush_lsn - '0/0'::pg_lsn)::bigint FROM pg_replication_slots WHERE slot_name = ?")) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
   @Test
   void defaultSlotNameIsPerDatabase() {
     assertThat(store.defaultFeedName()).isEqualTo("twinbox_feed");

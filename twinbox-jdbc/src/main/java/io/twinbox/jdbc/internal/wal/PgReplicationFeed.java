@@ -46,6 +46,8 @@ final class PgReplicationFeed implements ChangeFeed {
   private static final long MIN_IDLE_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
   /** Rough upper bound of buffered payload; the count bound alone would let 900 KiB rows pile up. */
   private static final long MAX_BUFFERED_BYTES = 64L << 20;
+  /** How long a graceful close waits for the server to hold the last confirmed position. */
+  static final long FINAL_CONFIRM_WAIT_NANOS = TimeUnit.SECONDS.toNanos(3);
 
   private final String slot;
   private final Connection connection;
@@ -53,6 +55,7 @@ final class PgReplicationFeed implements ChangeFeed {
   private final PgoutputDecoder decoder;
   private final BooleanSupplier mayConfirm;
   private final LongSupplier lagQuery;
+  private final LongSupplier serverConfirmed;
   private final int maxBuffered;
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -67,13 +70,14 @@ final class PgReplicationFeed implements ChangeFeed {
   private final Thread reader;
 
   PgReplicationFeed(String slot, Connection connection, PGReplicationStream stream, PgoutputDecoder decoder,
-      BooleanSupplier mayConfirm, LongSupplier lagQuery, int maxBuffered) {
+      BooleanSupplier mayConfirm, LongSupplier lagQuery, LongSupplier serverConfirmed, int maxBuffered) {
     this.slot = slot;
     this.connection = connection;
     this.stream = stream;
     this.decoder = decoder;
     this.mayConfirm = mayConfirm;
     this.lagQuery = lagQuery;
+    this.serverConfirmed = serverConfirmed;
     this.maxBuffered = maxBuffered;
     this.reader = new Thread(this::readLoop, "twinbox-wal-reader-" + slot);
     reader.setDaemon(true);
@@ -181,8 +185,11 @@ final class PgReplicationFeed implements ChangeFeed {
         LockSupport.parkNanos(park);
         park = Math.min(MAX_IDLE_PARK_NANOS, park * 2);
       }
-      flushConfirm(sent);
-      stream.forceUpdateStatus(); // the last confirmation reaches the server before the stream ends
+      long last = flushConfirm(sent);
+      stream.forceUpdateStatus();
+      if (last >= 0) { // also a status sent earlier: the server may not have read it yet
+        awaitServerConfirmed(last);
+      }
     } catch (SQLException | RuntimeException e) {
       if (!closing) {
         failure = e;
@@ -196,6 +203,38 @@ final class PgReplicationFeed implements ChangeFeed {
         lock.unlock();
       }
       closeQuietly();
+    }
+  }
+
+  /**
+   * The last confirmation must be applied by the server before the connection closes, or the next
+   * streamer replays what this one published since the last status the server processed. Sending
+   * it is not enough: the walsender may still be writing WAL this relay no longer reads, and a
+   * close with unread data resets the connection, so the server can fail its write and exit before
+   * it reads the status. So keep reading (and dropping: nothing past {@code lsn} is confirmed) and
+   * re-sending the status until the slot shows the position, bounded by {@link
+   * #FINAL_CONFIRM_WAIT_NANOS}.
+   */
+  private void awaitServerConfirmed(long lsn) throws SQLException {
+    long deadline = System.nanoTime() + FINAL_CONFIRM_WAIT_NANOS;
+    long nextStatus = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+    long held = serverConfirmed.getAsLong();
+    while (held < lsn && System.nanoTime() < deadline) {
+      while (stream.readPending() != null) {
+        if (System.nanoTime() > nextStatus) {
+          break;
+        }
+      }
+      if (System.nanoTime() > nextStatus) {
+        stream.forceUpdateStatus();
+        nextStatus = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+      held = serverConfirmed.getAsLong();
+    }
+    if (held < lsn) {
+      log.warn("slot {}: the server holds confirmed position {} and not yet the last one sent, {}; the next streamer"
+          + " may publish some events again", slot, LogSequenceNumber.valueOf(held), LogSequenceNumber.valueOf(lsn));
     }
   }
 
@@ -263,7 +302,7 @@ final class PgReplicationFeed implements ChangeFeed {
   public void close() {
     closing = true;
     try {
-      reader.join(5_000);
+      reader.join(TimeUnit.NANOSECONDS.toMillis(FINAL_CONFIRM_WAIT_NANOS) + 5_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -219,7 +219,8 @@ public final class PostgresChangeFeeds {
     try {
       PGReplicationStream stream = start(replication, name);
       PgoutputDecoder decoder = new PgoutputDecoder(s.schema(), new OutboxRowDecoder(partitions, charset(s)));
-      return new PgReplicationFeed(name, replication, stream, decoder, mayConfirm, () -> lagBytes(name), maxBuffered);
+      return new PgReplicationFeed(name, replication, stream, decoder, mayConfirm, () -> lagBytes(name),
+          () -> confirmedPosition(name), maxBuffered);
     } catch (RuntimeException e) {
       try {
         replication.close();
@@ -297,6 +298,16 @@ public final class PostgresChangeFeeds {
     }
   }
 
+  /** The slot's confirmed position as the server holds it; -1 when it cannot be read. */
+  long confirmedPosition(String name) {
+    try {
+      return read("read the slot's confirmed position", c -> SQL.confirmedPosition(c, name));
+    } catch (RuntimeException e) {
+      log.debug("cannot read the confirmed position of slot {}: {}", name, StoreRules.reason(e));
+      return -1;
+    }
+  }
+
   /** Twinbox's slots on this server (logical pgoutput slots named twinbox…). */
   public List<WalSlot> slots() {
     return read("list the replication slots", SQL::slots);
@@ -355,6 +366,10 @@ public final class PostgresChangeFeeds {
 
   public Set<GroupKey> heldGroups(Collection<GroupKey> groups) {
     return read("read held groups", c -> SQL.heldGroups(c, groups));
+  }
+
+  public Set<Long> unpublished(Collection<Long> positions) {
+    return read("read unpublished rows", c -> SQL.unpublished(c, positions));
   }
 
   public Set<Long> inProgress(Collection<Long> xids) {

@@ -12,6 +12,7 @@ import io.twinbox.spring.StarterSettings.Broker;
 import io.twinbox.spring.TwinboxSettings;
 import io.twinbox.settings.SettingValues;
 import io.twinbox.spring.internal.ConnectionBoundInboxHandler;
+import io.twinbox.spring.internal.ObservedParts;
 import io.twinbox.spring.kafka.TwinboxKafkaInboxConsumer;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -61,7 +62,7 @@ public class TwinboxKafkaAutoConfiguration {
   @ConditionalOnBean(Inbox.class)
   @ConditionalOnBooleanProperty(name = "twinbox.kafka.consumer.enabled", matchIfMissing = true)
   public TwinboxKafkaInboxConsumer twinboxKafkaInboxConsumer(TwinboxSettings settings, Environment environment,
-      Inbox inbox, DataSource dataSource, InboxHandler handler) {
+      Inbox inbox, DataSource dataSource, InboxHandler handler, ObjectProvider<ObservedParts> observed) {
     SettingValues binding = settings.values(StarterSettings.Kafka.CATALOGUE);
     List<String> topics = binding.get(StarterSettings.Kafka.TOPICS);
     if (topics == null || topics.isEmpty()) {
@@ -77,7 +78,8 @@ public class TwinboxKafkaAutoConfiguration {
     }
     consumer.put("bootstrap.servers", settings.get(KafkaPublisherSettings.CATALOGUE, KafkaPublisherSettings.BOOTSTRAP_SERVERS));
     consumer.put("group.id", groupId);
-    InboxHandler bound = new ConnectionBoundInboxHandler(dataSource, handler);
+    InboxHandler bound = new ConnectionBoundInboxHandler(dataSource, ObservedParts.handler(observed, handler,
+        settings.inboxConsumer(environment)));
     return new TwinboxKafkaInboxConsumer(() -> KafkaInboxConsumer.Builder.SETTINGS.apply(
         KafkaInboxConsumer.builder(consumer).topics(topics.toArray(String[]::new)).inbox(inbox, dataSource)
             .handler(bound), settings.values(KafkaInboxConsumer.Builder.SETTINGS)).build());

@@ -13,6 +13,7 @@ import io.twinbox.spring.StarterSettings;
 import io.twinbox.spring.StarterSettings.Broker;
 import io.twinbox.spring.TwinboxSettings;
 import io.twinbox.spring.internal.ConnectionBoundInboxHandler;
+import io.twinbox.spring.internal.ObservedParts;
 import io.twinbox.spring.nats.TwinboxNatsInboxConsumer;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -67,7 +68,7 @@ public class TwinboxNatsAutoConfiguration {
   @ConditionalOnBean(Inbox.class)
   @ConditionalOnBooleanProperty(name = "twinbox.nats.consumer.enabled", matchIfMissing = true)
   public TwinboxNatsInboxConsumer twinboxNatsInboxConsumer(TwinboxSettings settings, Environment environment,
-      Inbox inbox, DataSource dataSource, InboxHandler handler) {
+      Inbox inbox, DataSource dataSource, InboxHandler handler, ObjectProvider<ObservedParts> observed) {
     SettingValues binding = settings.values(StarterSettings.Nats.CATALOGUE);
     String stream = binding.get(StarterSettings.Nats.STREAM);
     if (stream == null) {
@@ -77,7 +78,8 @@ public class TwinboxNatsAutoConfiguration {
     String durable = binding.get(StarterSettings.Nats.DURABLE) != null ? binding.get(StarterSettings.Nats.DURABLE)
         : settings.inboxConsumer(environment);
     String url = settings.get(NatsPublisherSettings.CATALOGUE, NatsPublisherSettings.URL);
-    InboxHandler bound = new ConnectionBoundInboxHandler(dataSource, handler);
+    InboxHandler bound = new ConnectionBoundInboxHandler(dataSource, ObservedParts.handler(observed,
+        handler, settings.inboxConsumer(environment)));
     return new TwinboxNatsInboxConsumer(() -> {
       NatsInboxConsumer.Builder builder = NatsInboxConsumer.builder(url, stream, durable).inbox(inbox, dataSource)
           .handler(bound);

@@ -14,9 +14,11 @@ import io.twinbox.spring.StarterSettings.Broker;
 import io.twinbox.spring.TwinboxSettings;
 import java.util.List;
 import io.twinbox.spring.internal.ConnectionBoundInboxHandler;
+import io.twinbox.spring.internal.ObservedParts;
 import io.twinbox.spring.rabbitmq.TwinboxRabbitInboxConsumer;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.env.Environment;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -67,15 +69,16 @@ public class TwinboxRabbitAutoConfiguration {
   @ConditionalOnSingleCandidate(InboxHandler.class)
   @ConditionalOnBean(Inbox.class)
   @ConditionalOnBooleanProperty(name = "twinbox.rabbitmq.consumer.enabled", matchIfMissing = true)
-  public TwinboxRabbitInboxConsumer twinboxRabbitInboxConsumer(TwinboxSettings settings, Inbox inbox,
-      DataSource dataSource, InboxHandler handler) {
+  public TwinboxRabbitInboxConsumer twinboxRabbitInboxConsumer(TwinboxSettings settings, Environment environment,
+      Inbox inbox, DataSource dataSource, InboxHandler handler, ObjectProvider<ObservedParts> observed) {
     SettingValues connection = settings.values(RabbitPublisherSettings.CATALOGUE);
     List<String> queues = settings.get(StarterSettings.Rabbit.CATALOGUE, StarterSettings.Rabbit.QUEUES);
     if (queues == null || queues.isEmpty()) {
       throw new IllegalStateException("twinbox.rabbitmq.consumer.queues is required: the InboxHandler bean needs"
           + " queues to consume (or set twinbox.rabbitmq.consumer.enabled=false)");
     }
-    InboxHandler bound = new ConnectionBoundInboxHandler(dataSource, handler);
+    InboxHandler bound = new ConnectionBoundInboxHandler(dataSource, ObservedParts.handler(observed,
+        handler, settings.inboxConsumer(environment)));
     return new TwinboxRabbitInboxConsumer(() -> queues.stream()
         .map(queue -> RabbitInboxConsumer.Builder.SETTINGS.apply(
             RabbitInboxConsumer.builder(RabbitPublisherSettings.connectionFactory(connection), queue)

@@ -8,6 +8,7 @@ import io.twinbox.spi.Transport;
 import io.twinbox.spring.TwinboxSettings;
 import io.twinbox.spring.TwinboxRelay;
 import io.twinbox.spring.internal.CompositeRelayListener;
+import io.twinbox.spring.internal.ObservedParts;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -34,8 +35,9 @@ public class TwinboxRelayAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public TwinboxRelay twinboxRelay(JdbcStore store, Transport transport, TwinboxSettings settings,
-      ObjectProvider<RelayListener> listeners) {
-    return new TwinboxRelay(() -> RelaySettings.CATALOGUE.apply(Relay.builder(store, transport)
+      ObjectProvider<RelayListener> listeners, ObjectProvider<ObservedParts> observed) {
+    return new TwinboxRelay(() -> RelaySettings.CATALOGUE.apply(Relay.builder(store,
+            ObservedParts.transport(observed, transport))
             .listener(CompositeRelayListener.of(listeners.orderedStream().toList())),
         settings.values(RelaySettings.CATALOGUE)).build());
   }

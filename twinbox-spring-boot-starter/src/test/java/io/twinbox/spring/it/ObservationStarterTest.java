@@ -1,0 +1,177 @@
+package io.twinbox.spring.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import io.micrometer.observation.ObservationHandler.FirstMatchingCompositeObservationHandler;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.TraceContext;
+import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
+import io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler;
+import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
+import io.micrometer.tracing.propagation.Propagator;
+import io.micrometer.tracing.test.simple.SimpleSpan;
+import io.micrometer.tracing.test.simple.SimpleTracer;
+import io.twinbox.rabbitmq.RabbitPublisher;
+import io.twinbox.rabbitmq.RabbitTopology;
+import io.twinbox.spi.Transport;
+import io.twinbox.testkit.LocalServers;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.micrometer.metrics.actuate.endpoint.MetricsEndpoint;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationRegistryCustomizer;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Issue 19, acceptance 1: an application with the starter and Actuator, nothing else, gets
+ * Twinbox's observations — timers {@code twinbox.relay.send} and {@code twinbox.inbox.handle} in
+ * Actuator's metrics endpoint (what {@code /actuator/metrics} serves) and spans in a test tracer,
+ * the consumer's span in the producer span's trace (its context travelled in the message's
+ * headers through real RabbitMQ). The application adds no Twinbox code for it.
+ */
+class ObservationStarterTest {
+  private static EffectDatabase db;
+  private static Connection admin;
+  private static RabbitTopology topology;
+
+  /** A test tracer, as an application's tracing bridge would register it. */
+  @Configuration(proxyBeanMethods = false)
+  static class TestTracing {
+    @Bean
+    SimpleTracer tracer() {
+      return new SimpleTracer();
+    }
+
+    @Bean
+    ObservationRegistryCustomizer<io.micrometer.observation.ObservationRegistry> tracing(SimpleTracer tracer) {
+      Propagator propagator = new TraceparentPropagator(tracer);
+      return registry -> registry.observationConfig().observationHandler(new FirstMatchingCompositeObservationHandler(
+          new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
+          new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
+          new DefaultTracingObservationHandler(tracer)));
+    }
+  }
+
+  @BeforeAll
+  static void servers() throws Exception {
+    LocalServers.require("RabbitMQ", "127.0.0.1", 5672);
+    db = EffectDatabase.create();
+    ConnectionFactory factory = new ConnectionFactory();
+    factory.setHost("127.0.0.1");
+    factory.setPort(5672);
+    admin = factory.newConnection("twinbox-spring-observation-admin");
+    String name = "spring-obs-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
+    topology = RabbitTopology.builder(name).queue(name + ".q").build();
+    topology.declare(admin);
+  }
+
+  @AfterAll
+  static void cleanUp() throws Exception {
+    if (admin != null) {
+      topology.delete(admin);
+      admin.close();
+    }
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  @Test
+  void publishesAndHandledMessagesAreObservedAsTimersAndSpansOfOneTrace() {
+    List<String> properties = new java.util.ArrayList<>(db.properties());
+    properties.addAll(List.of("twinbox.relay.poll-interval=100ms", "twinbox.inbox.consumer=rabbit-obs",
+        "twinbox.rabbitmq.host=127.0.0.1", "twinbox.rabbitmq.port=5672", "twinbox.rabbitmq.username=guest",
+        "twinbox.rabbitmq.password=guest", "twinbox.rabbitmq.exchange=" + topology.exchange(),
+        "twinbox.rabbitmq.consumer.queues=" + topology.queue(), "spring.jmx.enabled=true",
+        "management.endpoints.jmx.exposure.include=metrics"));
+    try (ConfigurableApplicationContext app = new SpringApplicationBuilder(BrokerItApplication.class, TestTracing.class)
+        .web(WebApplicationType.NONE).properties(properties.toArray(String[]::new)).run()) {
+      assertThat(app.getBean(Transport.class)).as("the transport bean itself is left alone")
+          .isInstanceOf(RabbitPublisher.class);
+      Orders orders = app.getBean(Orders.class);
+      Set<UUID> committed = EffectDatabase.placeOrders(orders, 10);
+      db.awaitEffects(committed);
+      db.assertAppliedExactlyOnce(committed, orders.rolledBack());
+
+      MetricsEndpoint metrics = app.getBean(MetricsEndpoint.class);
+      assertThat(metrics.listNames().getNames()).contains("twinbox.relay.send", "twinbox.inbox.handle");
+      Awaitility.await().until(() -> count(metrics, "twinbox.inbox.handle", "twinbox.outcome:success")
+          >= committed.size());
+      assertThat(count(metrics, "twinbox.relay.send", "twinbox.outcome:acked")).isGreaterThanOrEqualTo(committed.size());
+      assertThat(count(metrics, "twinbox.relay.send", "twinbox.event.type:OrderPlaced"))
+          .isGreaterThanOrEqualTo(committed.size());
+      assertThat(count(metrics, "twinbox.inbox.handle", "twinbox.consumer:rabbit-obs"))
+          .isGreaterThanOrEqualTo(committed.size());
+
+      SimpleTracer tracer = app.getBean(SimpleTracer.class);
+      List<SimpleSpan> sends = spans(tracer, "OrderPlaced send");
+      List<SimpleSpan> handled = spans(tracer, "OrderPlaced process");
+      assertThat(sends).hasSizeGreaterThanOrEqualTo(committed.size());
+      assertThat(handled).hasSizeGreaterThanOrEqualTo(committed.size());
+      assertThat(sends).allSatisfy(s -> assertThat(s.getKind()).isEqualTo(Span.Kind.PRODUCER));
+      assertThat(handled).allSatisfy(s -> assertThat(s.getKind()).isEqualTo(Span.Kind.CONSUMER));
+      Map<String, String> sendSpanByTrace = sends.stream()
+          .collect(Collectors.toMap(SimpleSpan::getTraceId, SimpleSpan::getSpanId, (a, b) -> a));
+      assertThat(handled).as("each consumer span continues a producer span's trace").allSatisfy(h -> {
+        assertThat(sendSpanByTrace).containsKey(h.getTraceId());
+        assertThat(h.getParentId()).isEqualTo(sendSpanByTrace.get(h.getTraceId()));
+      });
+      assertThat(handled).extracting(s -> s.getTags().get("messaging.message.id"))
+          .containsAll(committed.stream().map(UUID::toString).toList());
+    }
+  }
+
+  private static double count(MetricsEndpoint metrics, String name, String tag) {
+    MetricsEndpoint.MetricDescriptor d = metrics.metric(name, List.of(tag));
+    return d == null ? 0 : d.getMeasurements().stream().filter(s -> s.getStatistic().name().equals("COUNT"))
+        .mapToDouble(MetricsEndpoint.Sample::getValue).sum();
+  }
+
+  private static List<SimpleSpan> spans(SimpleTracer tracer, String name) {
+    return tracer.getSpans().stream().filter(s -> name.equals(s.getName())).toList();
+  }
+
+  /** W3C traceparent in and out, enough for the test tracer (which ships no propagator). */
+  static final class TraceparentPropagator implements Propagator {
+    private final SimpleTracer tracer;
+
+    TraceparentPropagator(SimpleTracer tracer) {
+      this.tracer = tracer;
+    }
+
+    @Override
+    public List<String> fields() {
+      return List.of("traceparent");
+    }
+
+    @Override
+    public <C> void inject(TraceContext context, C carrier, Setter<C> setter) {
+      setter.set(carrier, "traceparent", "00-" + context.traceId() + "-" + context.spanId() + "-01");
+    }
+
+    @Override
+    public <C> Span.Builder extract(C carrier, Getter<C> getter) {
+      String header = getter.get(carrier, "traceparent");
+      Span.Builder builder = tracer.spanBuilder();
+      if (header == null || header.split("-").length != 4) {
+        return builder;
+      }
+      String[] parts = header.split("-");
+      return builder.setParent(tracer.traceContextBuilder().traceId(parts[1]).spanId(parts[2]).sampled(true).build());
+    }
+  }
+}

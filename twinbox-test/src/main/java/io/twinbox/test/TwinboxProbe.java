@@ -1,5 +1,6 @@
 package io.twinbox.test;
 
+import io.twinbox.OutboxStatus;
 import io.twinbox.Relay;
 import io.twinbox.spi.InboxStore;
 import io.twinbox.spi.OutboxAdminStore;
@@ -90,17 +91,11 @@ public final class TwinboxProbe {
    * @throws IllegalStateException when the store cannot report its status (not an {@link OutboxAdminStore})
    */
   public List<OutboxMessage> drain(Duration timeout) {
-    if (!(store instanceof OutboxAdminStore admin)) {
-      throw new IllegalStateException("drain needs a store that reports its status (OutboxAdminStore), was "
-          + store.getClass().getName());
-    }
+    OutboxAdminStore admin = admin("drain");
     int before = transport.acked().size();
     try (Relay relay = Relay.builder(store, transport).pollInterval(Duration.ofMillis(20)).build()) {
       relay.start();
-      if (!poll(() -> admin.status().pending() == 0, timeout)) {
-        throw new AssertionError("drain: " + admin.status().pending() + " events still pending after " + timeout
-            + " (retrying " + admin.status().retrying() + ")");
-      }
+      awaitNothingPending(admin, "drain", timeout);
     }
     List<OutboxMessage> all = transport.acked();
     return List.copyOf(all.subList(before, all.size()));
@@ -109,6 +104,41 @@ public final class TwinboxProbe {
   /** {@link #drain(Duration)} within {@link #DEFAULT_TIMEOUT}. */
   public List<OutboxMessage> drain() {
     return drain(DEFAULT_TIMEOUT);
+  }
+
+  /**
+   * Waits until the store reports nothing pending (no row due or backing off): the relay under test
+   * — one running on {@link #transport()}, e.g. the Spring Boot starter's — has published everything
+   * committed so far. After it, {@link #assertNotPublished} means "was not committed", not "not yet".
+   * Returns what was published since the probe was made or last {@link #reset()}.
+   *
+   * @throws AssertionError when events are still pending after {@code timeout}
+   * @throws IllegalStateException when the store cannot report its status (not an {@link OutboxAdminStore})
+   */
+  public List<OutboxMessage> awaitNothingPending(Duration timeout) {
+    awaitNothingPending(admin("awaitNothingPending"), "awaitNothingPending", timeout);
+    return published();
+  }
+
+  /** {@link #awaitNothingPending(Duration)} within {@link #DEFAULT_TIMEOUT}. */
+  public List<OutboxMessage> awaitNothingPending() {
+    return awaitNothingPending(DEFAULT_TIMEOUT);
+  }
+
+  private OutboxAdminStore admin(String operation) {
+    if (!(store instanceof OutboxAdminStore admin)) {
+      throw new IllegalStateException(operation + " needs a store that reports its status (OutboxAdminStore), was "
+          + store.getClass().getName());
+    }
+    return admin;
+  }
+
+  private static void awaitNothingPending(OutboxAdminStore admin, String operation, Duration timeout) {
+    if (!poll(() -> admin.status().pending() == 0, timeout)) {
+      OutboxStatus status = admin.status();
+      throw new AssertionError(operation + ": " + status.pending() + " events still pending after " + timeout
+          + " (retrying " + status.retrying() + ")");
+    }
   }
 
   /**

@@ -7,6 +7,7 @@ import io.twinbox.Inbox;
 import io.twinbox.InboxMessage;
 import io.twinbox.Outbox;
 import io.twinbox.OutboxEvent;
+import io.twinbox.Relay;
 import io.twinbox.spi.OutboxMessage;
 import java.sql.Connection;
 import java.time.Duration;
@@ -60,6 +61,27 @@ class TwinboxProbeTest {
         .hasMessageContaining("expected an event published: type=PaymentCaptured, aggregate=Order/42")
         .hasMessageContaining("Published (1): type=OrderCreated, aggregate=Order/42")
         .hasMessageNotContaining("42.00"); // payloads stay out of failure messages
+  }
+
+  @Test
+  void awaitNothingPendingWaitsForTheRelayUnderTestThenFailsNamingWhatIsStillPending(TwinboxProbe probe)
+      throws Exception {
+    place("42", "42.00", true);
+    place("43", "1.00", false);
+    place("44", "4.00", true);
+    try (Relay relay = Relay.builder(twinbox.store(), probe.transport()).pollInterval(Duration.ofMillis(20)).build()) {
+      relay.start();   // the application's own relay, on the probe's transport
+
+      List<OutboxMessage> published = probe.awaitNothingPending();
+
+      assertThat(published).extracting(OutboxMessage::aggregateId).containsExactlyInAnyOrder("42", "44");
+      probe.assertNotPublished(EventMatcher.type("OrderCreated").aggregate("Order", "43"));
+    }
+
+    place("45", "5.00", true); // committed, but no relay runs any more
+    assertThatThrownBy(() -> probe.awaitNothingPending(Duration.ofMillis(200)))
+        .isInstanceOf(AssertionError.class)
+        .hasMessageContaining("awaitNothingPending: 1 events still pending after PT0.2S");
   }
 
   @Test

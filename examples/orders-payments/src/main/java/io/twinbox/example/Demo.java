@@ -17,8 +17,11 @@ import picocli.CommandLine.Spec;
  * restarts and crashes relays and consumers along the way.
  *
  * <p>Exit code 0 when every check of the verification table holds, 1 when one does not, 2 when the
- * run itself could not be carried out. Run it with {@code ./mvnw -B -q -Pdemo -DskipTests package}
- * from the repository root (extra options: {@code -Ddemo.args="--orders 20000 --chaos"}).
+ * run itself could not be carried out. The {@code --orders} are placed as fast as possible (a burst,
+ * reported as throughput); once they have settled, a short steady phase places orders at {@code
+ * --steady-rate} for {@code --steady-seconds} and reports their latency. Run it with {@code
+ * ./mvnw -B -q -Pdemo -DskipTests package} from the repository root (extra options: {@code
+ * -Ddemo.args="--orders 20000 --chaos"}).
  */
 @Command(name = "twinbox-demo", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Orders -> Kafka -> payments -> Kafka -> orders, through Twinbox outboxes and inboxes;"
@@ -54,8 +57,17 @@ public final class Demo implements Callable<Integer> {
   int consumerBatch;
 
   @Option(names = "--rate", defaultValue = "0", paramLabel = "ORDERS_PER_SECOND",
-      description = "Pace the orders; 0 = as fast as possible (default ${DEFAULT-VALUE}).")
+      description = "Pace the --orders; 0 = as fast as possible, a burst (default ${DEFAULT-VALUE}).")
   int rate;
+
+  @Option(names = "--steady-rate", defaultValue = "100", paramLabel = "ORDERS_PER_SECOND",
+      description = "After the --orders have settled, place orders at this rate to measure steady-state latency"
+          + " (default ${DEFAULT-VALUE}).")
+  int steadyRate;
+
+  @Option(names = "--steady-seconds", defaultValue = "5", paramLabel = "SECONDS",
+      description = "How long the steady phase places orders; 0 = no steady phase (default ${DEFAULT-VALUE}).")
+  int steadySeconds;
 
   @Option(names = "--jdbc-url", paramLabel = "URL", description = "A database on an existing PostgreSQL server"
       + " (e.g. jdbc:postgresql://127.0.0.1:5432/postgres); two fresh databases are created there."
@@ -93,16 +105,25 @@ public final class Demo implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     if (orders < 1 || customers < 1 || writers < 1 || consumers < 1 || consumerBatch < 1 || consumerBatch > 1000
-        || rate < 0 || drainTimeoutSeconds < 1) {
+        || rate < 0 || steadyRate < 1 || steadySeconds < 0 || drainTimeoutSeconds < 1) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--orders, --customers, --writers, --consumers,"
-          + " --consumer-batch (up to 1000) and --drain-timeout must be >= 1, --rate >= 0");
+          + " --consumer-batch (up to 1000), --steady-rate and --drain-timeout must be >= 1, --rate and"
+          + " --steady-seconds >= 0");
     }
-    long balance = initialBalanceCents >= 0 ? initialBalanceCents : defaultBalance(orders, customers);
-    DemoRun.Settings settings = new DemoRun.Settings(orders, customers, balance, writers, rate,
+    DemoRun.Steady steady = new DemoRun.Steady(steadyRate, Duration.ofSeconds(steadySeconds));
+    long balance = initialBalanceCents >= 0 ? initialBalanceCents
+        : defaultBalance(orders + steady.orders(), customers);
+    DemoRun.Settings settings = new DemoRun.Settings(orders, customers, balance, writers, rate, steady,
         new ConsumerSettings(consumers, consumerBatch, ConsumerSettings.DEFAULT_RETRY),
         chaos ? Chaos.Settings.demo() : Chaos.Settings.off(), Duration.ofSeconds(drainTimeoutSeconds), seed);
-    out.printf("Twinbox demo: %s orders from %s customers, %s in each wallet, chaos %s%n", Check.count(orders),
-        Check.count(customers), Check.money(balance), chaos ? "ON" : "off");
+    out.printf("Twinbox demo: %s orders from %s customers, %s in each wallet, chaos %s%n",
+        Check.count(orders + steady.orders()), Check.count(customers), Check.money(balance), chaos ? "ON" : "off");
+    out.printf("  %-7s %s orders %s, for throughput%n", rate == 0 ? "burst:" : "paced:", Check.count(orders),
+        rate == 0 ? "as fast as possible" : "at " + rate + "/s");
+    if (steady.orders() > 0) {
+      out.printf("  steady: then %s orders at %d/s for %d s, for latency%n", Check.count(steady.orders()), steadyRate,
+          steadySeconds);
+    }
     out.println("  order service:   order + OrderCreated in one transaction -> outbox -> relay -> Kafka 'orders'");
     out.println("  payment service: inbox -> debit the wallet if the balance suffices -> PaymentCaptured/Declined"
         + " -> outbox -> Kafka 'payments'");

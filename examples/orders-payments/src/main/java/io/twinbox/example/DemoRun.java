@@ -4,6 +4,7 @@ import io.twinbox.RetryPolicy;
 import java.io.PrintWriter;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -13,9 +14,12 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /**
- * One run of the demo on a given {@link Environment}: set up both services, place the orders while
- * printing progress every second, wait until everything has drained, stop everything, then verify
- * with SQL and print the table. The demo command and the tests both call {@link #run}.
+ * One run of the demo on a given {@link Environment}: set up both services, then two phases while
+ * printing progress every second — a <b>burst</b> (the orders placed as fast as possible, for
+ * throughput; their order → settled times are mostly queueing) and, once it has settled, a short
+ * <b>steady</b> phase at a modest fixed rate (for latency) — wait until everything has drained, stop
+ * everything, then verify both phases together with SQL and print the table. The demo command and
+ * the tests both call {@link #run}.
  *
  * <p>Not thread-safe: one run at a time per environment.
  */
@@ -25,31 +29,51 @@ public final class DemoRun {
   /**
    * What to run.
    *
-   * @param orders how many orders to place
+   * @param orders how many orders the first phase places
    * @param customers how many customers (wallets) they are spread over
    * @param initialBalanceCents every wallet's opening balance
    * @param writers threads placing orders
-   * @param ratePerSecond orders per second, 0 for as fast as possible
+   * @param ratePerSecond the first phase's orders per second, 0 for as fast as possible (a burst)
+   * @param steady the paced phase after it
    * @param consuming consumer instances per service and messages per transaction
    * @param chaos what to disturb
-   * @param drainTimeout how long to wait, after the last order, for everything to settle
+   * @param drainTimeout how long to wait, after the last order of a phase, for everything to settle
    * @param seed makes the orders (customers, amounts) reproducible
    */
   public record Settings(int orders, int customers, long initialBalanceCents, int writers, int ratePerSecond,
-      ConsumerSettings consuming, Chaos.Settings chaos, Duration drainTimeout, long seed) {}
+      Steady steady, ConsumerSettings consuming, Chaos.Settings chaos, Duration drainTimeout, long seed) {}
+
+  /**
+   * The paced phase: {@code ratePerSecond × duration} orders at that rate, started once the first
+   * phase has settled, so that its latency is the pipeline's and not a queue's.
+   *
+   * @param ratePerSecond orders per second
+   * @param duration how long to place them for; zero for no paced phase
+   */
+  public record Steady(int ratePerSecond, Duration duration) {
+    /** No paced phase. */
+    public static Steady off() {
+      return new Steady(0, Duration.ZERO);
+    }
+
+    /** The orders it places. */
+    public int orders() {
+      return ratePerSecond <= 0 ? 0 : (int) (ratePerSecond * duration.toMillis() / 1000);
+    }
+  }
 
   /**
    * What happened.
    *
    * @param checks the verification table, checks and figures
-   * @param placed orders committed
-   * @param settledAfter from the first order to the moment every order was settled ({@code null} if never)
-   * @param latency order placed → order PAID/REJECTED, from the database's own timestamps
+   * @param placed orders committed, over both phases
+   * @param first the first phase (the burst unless paced by {@link Settings#ratePerSecond})
+   * @param steady the paced phase, or null if there was none
    * @param duplicatesSuppressed deliveries the inboxes skipped as already processed
    * @param chaos what the chaos did
    */
-  public record Result(List<Check> checks, long placed, Duration settledAfter, Latency.Figures latency,
-      long duplicatesSuppressed, Chaos.Counts chaos) {
+  public record Result(List<Check> checks, long placed, Phase first, Phase steady, long duplicatesSuppressed,
+      Chaos.Counts chaos) {
     /** True when every check passed. */
     public boolean passed() {
       return checks.stream().allMatch(Check::ok);
@@ -67,13 +91,20 @@ public final class DemoRun {
     payments.openWallets(s.customers(), s.initialBalanceCents());
 
     Chaos chaos = new Chaos(s.chaos());
-    OrderWriters writers = new OrderWriters(orders, s.orders(), s.customers(), s.ratePerSecond(), s.seed(), chaos);
-    Duration settledAfter;
+    String firstName = s.ratePerSecond() == 0 ? "burst" : "paced";
+    OrderWriters first = new OrderWriters(orders, s.orders(), s.customers(), s.ratePerSecond(), s.seed(), chaos);
+    int steadyOrders = s.steady().orders();
+    OrderWriters steady = steadyOrders == 0 ? null : new OrderWriters(orders, steadyOrders, s.customers(),
+        s.steady().ratePerSecond(), s.seed() + 1, chaos);
+    Duration firstSettled;
+    Duration steadySettled = null;
+    OffsetDateTime steadyFrom = null;
     long duplicates;
     // Closed in reverse order: the chaos timers stop before the services do.
     try (RunningServices services = RunningServices.start(orders, payments, env.topics(), chaos,
         s.consuming()); chaos) {
-      Progress progress = new Progress(writers, services, env, s.orders(), chaos, out);
+      Progress progress = new Progress(services, env, s.orders() + steadyOrders, chaos, out);
+      progress.phase(firstName, first, 0);
       ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "demo-progress");
         t.setDaemon(true);
@@ -81,13 +112,23 @@ public final class DemoRun {
       });
       try {
         ticker.scheduleAtFixedRate(progress::print, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
-        writers.start(s.writers());
-        writers.await();
-        settledAfter = Drain.awaitSettled(env.orders(), writers.placed(), progress.startNanos(), s.drainTimeout());
+        first.start(s.writers());
+        first.await();
+        firstSettled = Drain.awaitSettled(env.orders(), first.placed(), progress.startNanos(), s.drainTimeout());
+        if (firstSettled != null && steady != null) {
+          // Only now: the first phase's queue is gone, so the paced orders wait behind nothing.
+          steadyFrom = Latency.now(env.orders());
+          long steadyStart = System.nanoTime();
+          progress.phase("steady", steady, first.placed());
+          steady.start(s.writers());
+          steady.await();
+          steadySettled = Drain.awaitSettled(env.orders(), first.placed() + steady.placed(), steadyStart,
+              s.drainTimeout());
+        }
         chaos.awaitFirstStrikes(Duration.ofSeconds(15));
         chaos.calm();
         services.stopReplaying();
-        if (settledAfter != null) {
+        if (firstSettled != null && (steady == null || steadySettled != null)) {
           Drain.awaitQuiet(env, s.drainTimeout());
         }
         duplicates = services.duplicatesSuppressed();
@@ -96,22 +137,26 @@ public final class DemoRun {
         ticker.awaitTermination(5, TimeUnit.SECONDS);
       }
       progress.print();
-      out.println(settledAfter == null
+      long placed = first.placed() + (steady == null ? 0 : steady.placed());
+      out.println(firstSettled == null || (steady != null && steadySettled == null)
           ? "Not every order settled within " + s.drainTimeout().toSeconds() + " s after the last one was placed."
-          : "All " + Check.count(writers.placed()) + " orders settled; stopping the services.");
+          : "All " + Check.count(placed) + " orders settled; stopping the services.");
       out.flush();
     }
-    Latency.Figures latency = Latency.measure(env.orders());
-    List<Check> checks = new ArrayList<>(Verification.verify(env.orders(), env.payments(), writers.placed(),
+    Phase firstPhase = new Phase(firstName, s.ratePerSecond(), first.placed(), first.placing(), firstSettled,
+        Latency.measure(env.orders(), null, steadyFrom));
+    Phase steadyPhase = steadyFrom == null ? null : new Phase("steady", s.steady().ratePerSecond(), steady.placed(),
+        steady.placing(), steadySettled, Latency.measure(env.orders(), steadyFrom, null));
+    long placed = first.placed() + (steadyPhase == null ? 0 : steadyPhase.placed());
+    List<Check> checks = new ArrayList<>(Verification.verify(env.orders(), env.payments(), placed,
         chaos.counts().resends()));
-    checks.addAll(figures(duplicates, writers.placed(), settledAfter, latency, chaos));
-    Result result = new Result(checks, writers.placed(), settledAfter, latency, duplicates, chaos.counts());
+    checks.addAll(figures(duplicates, firstPhase, steadyPhase, chaos));
+    Result result = new Result(checks, placed, firstPhase, steadyPhase, duplicates, chaos.counts());
     Table.print(out, result);
     return result;
   }
 
-  private static List<Check> figures(long duplicates, long placed, Duration settledAfter, Latency.Figures latency,
-      Chaos chaos) {
+  private static List<Check> figures(long duplicates, Phase first, Phase steady, Chaos chaos) {
     List<Check> rows = new ArrayList<>();
     rows.add(Check.info("duplicates suppressed by the inboxes", Check.count(duplicates)));
     if (chaos.settings().any()) {
@@ -125,12 +170,28 @@ public final class DemoRun {
       }
       rows.add(Check.info("chaos: OrderCreated repeated under a new id", Check.count(c.resends())));
     }
-    if (settledAfter != null) {
-      double seconds = settledAfter.toMillis() / 1000.0;
-      rows.add(Check.info("end to end: all orders settled after", String.format(Locale.ROOT, "%.1f s (%,.0f orders/s)", seconds,
-          placed / Math.max(seconds, 0.001))));
+    if (first.ratePerSecond() == 0) {
+      if (first.settledAfter() != null) {
+        rows.add(Check.info("burst throughput (" + Check.count(first.placed()) + " orders, unpaced)",
+            String.format(Locale.ROOT, "%,.0f orders/s (all settled in %.1f s)", first.settledPerSecond(),
+                first.settledAfter().toMillis() / 1000.0)));
+      }
+      rows.add(Check.info("burst backlog wait p50 / p99 / max (queueing)", first.latency().describe()));
+    } else {
+      if (first.settledAfter() != null) {
+        rows.add(Check.info("first phase: " + Check.count(first.placed()) + " orders at " + first.ratePerSecond()
+            + "/s", String.format(Locale.ROOT, "all settled in %.1f s", first.settledAfter().toMillis() / 1000.0)));
+      }
+      rows.add(Check.info("latency at " + first.ratePerSecond() + " orders/s p50 / p99 / max",
+          first.latency().describe()));
     }
-    rows.add(Check.info("order -> PAID/REJECTED latency p50 / p99 / max", latency.describe()));
+    if (steady != null) {
+      rows.add(Check.info("steady phase: orders placed at " + steady.ratePerSecond() + "/s", String.format(Locale.ROOT,
+          "%s in %.1f s (%,.0f/s achieved)", Check.count(steady.placed()), steady.placing().toMillis() / 1000.0,
+          steady.placedPerSecond())));
+      rows.add(Check.info("steady-state latency at " + steady.ratePerSecond() + " orders/s p50 / p99 / max",
+          steady.latency().describe() + (chaos.settings().any() ? " (under chaos)" : "")));
+    }
     return rows;
   }
 

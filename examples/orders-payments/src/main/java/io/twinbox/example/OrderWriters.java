@@ -1,5 +1,6 @@
 package io.twinbox.example;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -33,6 +34,7 @@ final class OrderWriters {
   private final AtomicReference<Exception> failure = new AtomicReference<>();
   private final List<Thread> threads = new ArrayList<>();
   private long startNanos;
+  private long finishedNanos;
 
   OrderWriters(OrderService orders, int total, int customers, int ratePerSecond, long seed, Chaos chaos) {
     this.orders = orders;
@@ -63,9 +65,15 @@ final class OrderWriters {
     for (Thread t : threads) {
       t.join();
     }
+    finishedNanos = System.nanoTime();
     if (failure.get() != null) {
       throw failure.get();
     }
+  }
+
+  /** From {@link #start} to the end of {@link #await}: how long placing the orders took. */
+  Duration placing() {
+    return Duration.ofNanos(finishedNanos - startNanos);
   }
 
   /** Orders committed so far. */

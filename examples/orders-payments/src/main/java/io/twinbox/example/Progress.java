@@ -6,15 +6,17 @@ import java.util.Locale;
 import javax.sql.DataSource;
 
 /**
- * The demo's live progress line, printed every second: orders placed, {@code OrderCreated} events
- * published, payments applied, duplicates suppressed by the inboxes, orders settled (and, under
- * chaos, what was done to the run). Counts of rows come from the databases themselves; the others
+ * The demo's live progress line, printed every second: the phase (burst or steady), orders placed
+ * over all phases, {@code OrderCreated} events published, payments applied, duplicates suppressed
+ * by the inboxes, orders settled (and, under chaos, what was done to the run). Counts of rows come from the databases themselves; the others
  * from the relays' and consumers' counters.
  *
  * <p>Thread-safe.
  */
 final class Progress {
-  private final OrderWriters writers;
+  private volatile String phase = "";
+  private volatile OrderWriters writers;
+  private volatile long placedBefore;
   private final RunningServices services;
   private final Environment env;
   private final int total;
@@ -22,8 +24,7 @@ final class Progress {
   private final PrintWriter out;
   private final long startNanos = System.nanoTime();
 
-  Progress(OrderWriters writers, RunningServices services, Environment env, int total, Chaos chaos, PrintWriter out) {
-    this.writers = writers;
+  Progress(RunningServices services, Environment env, int total, Chaos chaos, PrintWriter out) {
     this.services = services;
     this.env = env;
     this.total = total;
@@ -34,6 +35,13 @@ final class Progress {
   /** When the run started, in {@link System#nanoTime()} terms. */
   long startNanos() {
     return startNanos;
+  }
+
+  /** From now on the line shows this phase; {@code placedBefore} orders were placed by the earlier ones. */
+  synchronized void phase(String name, OrderWriters phaseWriters, long placedBeforeIt) {
+    placedBefore = placedBeforeIt;
+    writers = phaseWriters;
+    phase = name;
   }
 
   /** Prints one line. */
@@ -48,9 +56,12 @@ final class Progress {
       out.flush();
       return;
     }
-    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "[%5.1fs] placed %s/%s | OrderCreated published %s"
+    OrderWriters current = writers;
+    long placed = placedBefore + (current == null ? 0 : current.placed());
+    StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
+        "[%5.1fs] %-6s | placed %s/%s | OrderCreated published %s"
         + " | payments applied %s | duplicates suppressed %s | settled %s",
-        (System.nanoTime() - startNanos) / 1e9, Check.count(writers.placed()), Check.count(total),
+        (System.nanoTime() - startNanos) / 1e9, phase, Check.count(placed), Check.count(total),
         Check.count(services.orderEventsPublished()), Check.count(applied),
         Check.count(services.duplicatesSuppressed()), Check.count(settled)));
     if (chaos.settings().any()) {

@@ -33,9 +33,9 @@ final class TestServers {
         "testkit databases " + orders.name() + ", " + payments.name());
   }
 
-  /** Demo settings for a test: 4 writers, unpaced, a fixed seed. */
+  /** Demo settings for a test: 4 writers, a burst only (no steady phase), a fixed seed. */
   static DemoRun.Settings settings(int orders, int customers, Chaos.Settings chaos) {
-    return new DemoRun.Settings(orders, customers, Demo.defaultBalance(orders, customers), 4, 0,
+    return new DemoRun.Settings(orders, customers, Demo.defaultBalance(orders, customers), 4, 0, DemoRun.Steady.off(),
         ConsumerSettings.defaults(), chaos, Duration.ofSeconds(150), 7);
   }
 

@@ -156,14 +156,14 @@ public final class DeadLetterLoop {
         if (firstReason == null) {
           firstReason = reason;
         }
-        notify(() -> listener.deadLetterFailed(d, reason));
+        Listeners.relay(() -> listener.deadLetterFailed(d, reason));
       }
     }
     if (!acked.isEmpty()) {
       store.deadLettersSent(acked);
       sent.addAndGet(acked.size());
       for (DeadLetter d : ackedLetters) {
-        notify(() -> listener.deadLettered(d));
+        Listeners.relay(() -> listener.deadLettered(d));
       }
     }
     if (failures > 0) {
@@ -185,13 +185,6 @@ public final class DeadLetterLoop {
     }
   }
 
-  private void notify(Runnable call) {
-    try {
-      call.run();
-    } catch (RuntimeException e) {
-      log.warn("relay listener failed: {}", Reasons.of(e));
-    }
-  }
 
   /** Waits; a wake-up ends the wait only when {@code wakeable} (not during a back-off). */
   private void pause(long millis, boolean wakeable) throws InterruptedException {

@@ -195,11 +195,7 @@ final class LeaseKeeper {
     Set<Integer> after = partitions();
     if (!after.equals(before)) {
       log.info("node {} holds {} partitions", nodeId, after.size());
-      try {
-        listener.leasesChanged(after);
-      } catch (RuntimeException e) {
-        log.warn("listener failed: {}", Reasons.of(e));
-      }
+      Listeners.relay(() -> listener.leasesChanged(after));
     }
   }
 

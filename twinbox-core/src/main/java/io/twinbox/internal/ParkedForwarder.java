@@ -113,12 +113,12 @@ public final class ParkedForwarder {
       ParkedLetter p = letters.get(i);
       if (o.kind() == PublishOutcome.Kind.ACKED) {
         done.add(p.row());
-        tell(() -> listener.parkedForwarded(p));
+        Listeners.inbox(() -> listener.parkedForwarded(p));
       } else {
         failures++;
         String why = Reasons.clip(o.kind() + ": " + o.reason());
         reason = reason != null ? reason : why;
-        tell(() -> listener.parkedForwardFailed(p, why));
+        Listeners.inbox(() -> listener.parkedForwardFailed(p, why));
       }
     }
     if (!done.isEmpty()) {
@@ -144,13 +144,6 @@ public final class ParkedForwarder {
     }
   }
 
-  private static void tell(Runnable call) {
-    try {
-      call.run();
-    } catch (RuntimeException e) {
-      log.warn("inbox listener failed: {}", Reasons.of(e));
-    }
-  }
 
   private void sleep(long millis) throws InterruptedException {
     long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);

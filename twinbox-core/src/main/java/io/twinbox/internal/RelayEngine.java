@@ -204,7 +204,7 @@ public final class RelayEngine implements Relay {
       // Only what the store made safe to print: the row's fields may be what is wrong with it.
       log.error("outbox row at position {} (partition {}, id {}) cannot be decoded and went to FAILED: {}",
           u.position(), u.partition(), u.id(), u.reason());
-      notify(() -> listener.undecodable(u));
+      Listeners.relay(() -> listener.undecodable(u));
     }
   }
 
@@ -213,11 +213,11 @@ public final class RelayEngine implements Relay {
       fenced.addAndGet(c.fenced());
       log.warn("relay {}: {} completions fenced (lease lost); those messages will be republished",
           config.nodeId(), c.fenced());
-      notify(() -> listener.fenced(c.fenced()));
+      Listeners.relay(() -> listener.fenced(c.fenced()));
     }
     published.addAndGet(Math.min(r.published().size(), c.completed()));
     if (!r.published().isEmpty()) {
-      notify(() -> listener.published(r.published()));
+      Listeners.relay(() -> listener.published(r.published()));
     }
     for (WavePublisher.Failure f : r.failures()) {
       boolean isDead = f.record().dead();
@@ -231,22 +231,15 @@ public final class RelayEngine implements Relay {
         log.error("message {} ({} {}/{}) FAILED after {} attempts: {}", m.id(), m.type(), m.aggregateType(),
             m.aggregateId(), m.attempts() + 1, reason);
       }
-      notify(() -> listener.publishFailed(m, reason, isDead));
+      Listeners.relay(() -> listener.publishFailed(m, reason, isDead));
     }
     if (r.outage() != null) {
       outages.incrementAndGet();
       log.warn("relay {}: broker unavailable, backing off without using attempts: {}", config.nodeId(), r.outage());
-      notify(() -> listener.transportUnavailable(r.outage()));
+      Listeners.relay(() -> listener.transportUnavailable(r.outage()));
     }
   }
 
-  private void notify(Runnable call) {
-    try {
-      call.run();
-    } catch (RuntimeException e) {
-      log.warn("relay listener failed: {}", Reasons.of(e));
-    }
-  }
 
   /**
    * A back-off that commit notifications must not cut short: while the broker or the database is

@@ -108,11 +108,7 @@ final class StreamLease {
     }
     boolean has = !state.leases().isEmpty();
     if (had != has) {
-      try {
-        listener.leasesChanged(partitions());
-      } catch (RuntimeException e) {
-        log.warn("listener failed: {}", Reasons.of(e));
-      }
+      Listeners.relay(() -> listener.leasesChanged(partitions()));
     }
   }
 

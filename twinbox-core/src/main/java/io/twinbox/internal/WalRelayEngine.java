@@ -162,11 +162,7 @@ public final class WalRelayEngine implements Relay {
     log.error("WAL relay {} STOPPED STREAMING: {} Nothing more is published from the stream; every event not yet"
         + " published is still a row of the outbox table. See docs/runbooks.md, \"Runbook: the WAL slot was lost\".",
         config.nodeId(), e.getMessage());
-    try {
-      listener.changeFeedLost(e);
-    } catch (RuntimeException le) {
-      log.warn("relay listener failed: {}", Reasons.of(le));
-    }
+    Listeners.relay(() -> listener.changeFeedLost(e));
     keeper.shutdown();
     try {
       keeper.awaitTermination(10, TimeUnit.SECONDS);

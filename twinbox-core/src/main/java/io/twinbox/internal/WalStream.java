@@ -587,7 +587,7 @@ final class WalStream implements AutoCloseable {
     Duration lag = oldest == null ? Duration.ZERO : Duration.between(oldest, Instant.now());
     ChangeFeedStatus status = new ChangeFeedStatus(r.wal.slot(), confirmed, feed.lagBytes(),
         lag.isNegative() ? Duration.ZERO : lag, Duration.ofNanos(now - lastConfirmNanos));
-    notifyListener(() -> r.listener.changeFeed(status));
+    Listeners.relay(() -> r.listener.changeFeed(status));
     if (log.isDebugEnabled()) {
       log.debug("slot {}: {}; held groups {}, sweep records {}", r.wal.slot(), status, held.size(),
           held.sweptRecords());
@@ -600,7 +600,7 @@ final class WalStream implements AutoCloseable {
       // Only what the store made safe to print: the row's fields may be what is wrong with it.
       log.error("outbox row at position {} (partition {}, id {}) cannot be decoded and went to FAILED: {}",
           u.position(), u.partition(), u.id(), u.reason());
-      notifyListener(() -> r.listener.undecodable(u));
+      Listeners.relay(() -> r.listener.undecodable(u));
     }
   }
 
@@ -612,7 +612,7 @@ final class WalStream implements AutoCloseable {
     }
     if (!res.published().isEmpty()) {
       r.published.addAndGet(res.published().size());
-      notifyListener(() -> r.listener.published(res.published()));
+      Listeners.relay(() -> r.listener.published(res.published()));
     }
     for (WavePublisher.Failure f : res.failures()) {
       boolean isDead = f.record().dead();
@@ -623,13 +623,13 @@ final class WalStream implements AutoCloseable {
         log.error("message {} ({} {}/{}) FAILED after {} attempts: {}", m.id(), m.type(), m.aggregateType(),
             m.aggregateId(), m.attempts() + 1, reason);
       }
-      notifyListener(() -> r.listener.publishFailed(m, reason, isDead));
+      Listeners.relay(() -> r.listener.publishFailed(m, reason, isDead));
     }
     if (res.outage() != null) {
       r.outages.incrementAndGet();
       log.warn("relay {}: broker unavailable, the stream pauses without using attempts: {}", r.config.nodeId(),
           res.outage());
-      notifyListener(() -> r.listener.transportUnavailable(res.outage()));
+      Listeners.relay(() -> r.listener.transportUnavailable(res.outage()));
     }
   }
 
@@ -640,16 +640,9 @@ final class WalStream implements AutoCloseable {
     r.fenced.addAndGet(rows);
     log.warn("relay {}: {} completions fenced (stream lease lost); the next streamer publishes them",
         r.config.nodeId(), rows);
-    notifyListener(() -> r.listener.fenced(rows));
+    Listeners.relay(() -> r.listener.fenced(rows));
   }
 
-  private static void notifyListener(Runnable call) {
-    try {
-      call.run();
-    } catch (RuntimeException e) {
-      log.warn("relay listener failed: {}", Reasons.of(e));
-    }
-  }
 
   private static List<OutboxMessage> messages(List<Item> items) {
     return items.stream().map(Item::message).toList();

@@ -2,8 +2,6 @@ package io.twinbox.spring.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
 import io.micrometer.observation.ObservationHandler.FirstMatchingCompositeObservationHandler;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.TraceContext;
@@ -14,15 +12,11 @@ import io.micrometer.tracing.propagation.Propagator;
 import io.micrometer.tracing.test.simple.SimpleSpan;
 import io.micrometer.tracing.test.simple.SimpleTracer;
 import io.twinbox.rabbitmq.RabbitPublisher;
-import io.twinbox.rabbitmq.RabbitTopology;
 import io.twinbox.spi.Transport;
-import io.twinbox.testkit.LocalServers;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -45,8 +39,7 @@ import org.springframework.context.annotation.Configuration;
  */
 class ObservationStarterTest {
   private static EffectDatabase db;
-  private static Connection admin;
-  private static RabbitTopology topology;
+  private static RabbitItQueue rabbit;
 
   /** A test tracer, as an application's tracing bridge would register it. */
   @Configuration(proxyBeanMethods = false)
@@ -68,22 +61,14 @@ class ObservationStarterTest {
 
   @BeforeAll
   static void servers() throws Exception {
-    LocalServers.require("RabbitMQ", "127.0.0.1", 5672);
+    rabbit = RabbitItQueue.declare("spring-obs");
     db = EffectDatabase.create();
-    ConnectionFactory factory = new ConnectionFactory();
-    factory.setHost("127.0.0.1");
-    factory.setPort(5672);
-    admin = factory.newConnection("twinbox-spring-observation-admin");
-    String name = "spring-obs-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
-    topology = RabbitTopology.builder(name).queue(name + ".q").build();
-    topology.declare(admin);
   }
 
   @AfterAll
   static void cleanUp() throws Exception {
-    if (admin != null) {
-      topology.delete(admin);
-      admin.close();
+    if (rabbit != null) {
+      rabbit.close();
     }
     if (db != null) {
       db.close();
@@ -93,10 +78,8 @@ class ObservationStarterTest {
   @Test
   void publishesAndHandledMessagesAreObservedAsTimersAndSpansOfOneTrace() {
     List<String> properties = new java.util.ArrayList<>(db.properties());
-    properties.addAll(List.of("twinbox.relay.poll-interval=100ms", "twinbox.inbox.consumer=rabbit-obs",
-        "twinbox.rabbitmq.host=127.0.0.1", "twinbox.rabbitmq.port=5672", "twinbox.rabbitmq.username=guest",
-        "twinbox.rabbitmq.password=guest", "twinbox.rabbitmq.exchange=" + topology.exchange(),
-        "twinbox.rabbitmq.consumer.queues=" + topology.queue(), "spring.jmx.enabled=true",
+    properties.addAll(rabbit.properties("rabbit-obs"));
+    properties.addAll(List.of("twinbox.relay.poll-interval=100ms", "spring.jmx.enabled=true",
         "management.endpoints.jmx.exposure.include=metrics"));
     try (ConfigurableApplicationContext app = new SpringApplicationBuilder(BrokerItApplication.class, TestTracing.class)
         .web(WebApplicationType.NONE).properties(properties.toArray(String[]::new)).run()) {

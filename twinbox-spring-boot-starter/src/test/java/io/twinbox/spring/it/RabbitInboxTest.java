@@ -3,20 +3,14 @@ package io.twinbox.spring.it;
 import io.twinbox.InboxConsumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
 import io.twinbox.rabbitmq.RabbitPublisher;
-import io.twinbox.rabbitmq.RabbitTopology;
 import io.twinbox.spi.PublishOutcome;
 import io.twinbox.spi.Transport;
 import io.twinbox.spring.TwinboxRelay;
 import io.twinbox.spring.rabbitmq.TwinboxRabbitInboxConsumer;
-import io.twinbox.testkit.LocalServers;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -33,27 +27,18 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 class RabbitInboxTest {
   private static EffectDatabase db;
-  private static Connection admin;
-  private static RabbitTopology topology;
+  private static RabbitItQueue rabbit;
 
   @BeforeAll
   static void servers() throws Exception {
-    LocalServers.require("RabbitMQ", "127.0.0.1", 5672);
+    rabbit = RabbitItQueue.declare("spring-it");
     db = EffectDatabase.create();
-    ConnectionFactory factory = new ConnectionFactory();
-    factory.setHost("127.0.0.1");
-    factory.setPort(5672);
-    admin = factory.newConnection("twinbox-spring-it-admin");
-    String name = "spring-it-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
-    topology = RabbitTopology.builder(name).queue(name + ".q").build();
-    topology.declare(admin);
   }
 
   @AfterAll
   static void cleanUp() throws Exception {
-    if (admin != null) {
-      topology.delete(admin);
-      admin.close();
+    if (rabbit != null) {
+      rabbit.close();
     }
     if (db != null) {
       db.close();
@@ -62,10 +47,8 @@ class RabbitInboxTest {
 
   @Test
   void committedEventsAreAppliedExactlyOnceAndRolledBackOnesNeverArrive() throws Exception {
-    try (ConfigurableApplicationContext app = BrokerItApplication.run(db, "twinbox.inbox.consumer=rabbit-it",
-        "twinbox.rabbitmq.host=127.0.0.1", "twinbox.rabbitmq.port=5672", "twinbox.rabbitmq.username=guest",
-        "twinbox.rabbitmq.password=guest", "twinbox.rabbitmq.exchange=" + topology.exchange(),
-        "twinbox.rabbitmq.consumer.queues=" + topology.queue())) {
+    try (ConfigurableApplicationContext app = BrokerItApplication.run(db,
+        rabbit.properties("rabbit-it").toArray(String[]::new))) {
       assertThat(app.getBean(Transport.class)).isInstanceOf(RabbitPublisher.class);
       assertThat(app.getBean(TwinboxRelay.class).isRunning()).isTrue();
       TwinboxRabbitInboxConsumer listener = app.getBean(TwinboxRabbitInboxConsumer.class);

@@ -76,6 +76,8 @@ start_podman() {
   local opts=(${runtime:+--runtime "$runtime"})
   local ulimits=${ULIMITS-"nofile=$(ulimit -n):$(ulimit -Hn) nproc=4096:4096"} u
   for u in $ulimits; do opts+=(--ulimit "$u"); done
+  # PODMAN_EXTRA adds options, e.g. "--read-only --tmpfs /tmp" as in ops/k8s/deployment.yaml.
+  opts+=(${PODMAN_EXTRA:-})
   step "podman run ${opts[*]} --network host $IMAGE --migrate"
   podman run -d --name "$name" --network host "${opts[@]}" "${envargs[@]}" "$IMAGE" --migrate \
     > "$OUT/podman-run-$run.txt" 2>&1

@@ -122,11 +122,21 @@ size=$(du -sb "$layout" | cut -f1)
 step "OCI layout $layout:$TAG ($((size / 1024 / 1024)) MiB compressed)"
 
 if command -v podman >/dev/null; then
-  # `podman pull -q` prints the image id; the layout's name is not the image's, so tag it.
-  id=$(podman pull -q "oci:$layout:$TAG" 2> "$OUT/podman-pull.log") \
-    || fail "podman could not load oci:$layout:$TAG: $(tail -n 3 "$OUT/podman-pull.log")"
-  podman tag "$id" "localhost/$IMAGE:$TAG"
-  step "podman image localhost/$IMAGE:$TAG ($(podman image inspect -f '{{.Size}}' "localhost/$IMAGE:$TAG" \
+  old=$(podman image inspect -f '{{.Id}}' "localhost/$IMAGE:$TAG" 2>/dev/null || true)
+  if command -v skopeo >/dev/null; then
+    skopeo copy -q "oci:$layout:$TAG" "containers-storage:localhost/$IMAGE:$TAG" 2> "$OUT/podman-load.log" \
+      || fail "skopeo could not copy oci:$layout:$TAG into podman's storage: $(tail -n 3 "$OUT/podman-load.log")"
+  else
+    # `podman pull -q` prints the image id; it names the image after the layout's path, so retag it.
+    id=$(podman pull -q "oci:$layout:$TAG" 2> "$OUT/podman-load.log") \
+      || fail "podman could not load oci:$layout:$TAG: $(tail -n 3 "$OUT/podman-load.log")"
+    podman tag "$id" "localhost/$IMAGE:$TAG"
+    podman untag "$id" "localhost${layout}:$TAG" 2>/dev/null || true
+  fi
+  new=$(podman image inspect -f '{{.Id}}' "localhost/$IMAGE:$TAG")
+  # The previous build of this tag, now untagged, is ours to remove (only if nothing uses it).
+  if [ -n "$old" ] && [ "$old" != "$new" ]; then podman rmi "$old" > /dev/null 2>&1 || true; fi
+  step "podman image localhost/$IMAGE:$TAG ${new:0:12} ($(podman image inspect -f '{{.Size}}' "localhost/$IMAGE:$TAG" \
     | awk '{printf "%d MiB", $1/1024/1024}') uncompressed)"
 else
   step "podman not installed: the image is the OCI layout only"

@@ -12,10 +12,12 @@ import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.PostgresDatabase;
 import io.twinbox.testkit.contract.WireFuzz;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
@@ -24,6 +26,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -82,10 +85,14 @@ class KafkaInboxFuzzTest {
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(p, new StringSerializer(),
         new ByteArraySerializer())) {
+      List<Future<RecordMetadata>> sent = new ArrayList<>();
       for (WireFuzz.Message m : fuzz.messages()) {
-        producer.send(record(topic, m));
+        sent.add(producer.send(record(topic, m)));
       }
       producer.flush();
+      for (Future<RecordMetadata> f : sent) {
+        f.get(); // a record the broker refused would leave the fuzz unsettled: say so here
+      }
     }
 
     Inbox inbox = Inbox.builder(JdbcInboxStore.of(store), group).build();

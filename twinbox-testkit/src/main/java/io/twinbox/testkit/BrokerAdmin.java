@@ -1,6 +1,7 @@
 package io.twinbox.testkit;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -10,7 +11,9 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.TopicExistsException;
 
@@ -77,7 +80,7 @@ final class BrokerAdmin {
         Map<String, TopicDescription> topics = admin.describeTopics(List.of(name))
             .allTopicNames().get(5, TimeUnit.SECONDS);
         List<TopicPartitionInfo> parts = topics.get(name).partitions();
-        if (!parts.isEmpty() && parts.stream().allMatch(p -> p.leader() != null)) {
+        if (!parts.isEmpty() && parts.stream().allMatch(p -> p.leader() != null) && leadersServe(admin, name, parts)) {
           return;
         }
       } catch (ExecutionException | TimeoutException e) {
@@ -86,6 +89,25 @@ final class BrokerAdmin {
       Thread.sleep(100);
     }
     throw new TimeoutException("partitions of " + name + " have no leader");
+  }
+
+  /**
+   * True when every partition's leader answers a request for its end offset. The metadata can name
+   * a leader before that broker serves the partition; a producer writing then gets {@code
+   * NOT_LEADER_OR_FOLLOWER}, and an idempotent one can go on to fail its batches with {@code
+   * OUT_OF_ORDER_SEQUENCE_NUMBER} until {@code delivery.timeout.ms} (seen once in CI: a fuzz test's
+   * records never arrived).
+   */
+  private static boolean leadersServe(Admin admin, String name, List<TopicPartitionInfo> parts)
+      throws InterruptedException {
+    Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+    parts.forEach(p -> request.put(new TopicPartition(name, p.partition()), OffsetSpec.latest()));
+    try {
+      admin.listOffsets(request).all().get(5, TimeUnit.SECONDS);
+      return true;
+    } catch (ExecutionException | TimeoutException e) {
+      return false; // not served yet; ask again
+    }
   }
 
   private static Properties properties(String bootstrap) {

@@ -23,15 +23,20 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>One observation per publish attempt, started before the send and stopped when the broker
  * answered; any outcome but {@code ACKED} is recorded as the observation's error. Names and keys:
- * {@link DefaultPublishObservationConvention}. The span's parent is the relay thread's current
- * observation, normally none: the trace context captured when the event was written stays in the
- * message's CloudEvents {@code traceparent} extension, and a consumer's {@link ObservedInboxHandler}
- * continues the producer span's trace. With {@link ObservationRegistry#NOOP} the message goes out
- * unchanged. Thread-safe, as the wrapped transport must be; {@link #flush}, {@link #close} and
+ * {@link DefaultPublishObservationConvention}. An event written with a trace context (its {@link
+ * OutboxMessage#traceparent()}) gets, around that, an observation {@value #WRITTEN} ({@link
+ * WrittenContext}, contextual name {@code <type> relay}) whose remote parent is that context: the
+ * Observation API gives a sender no remote parent of its own, so the producer span is the child of
+ * this one, and the writer's request, every publish attempt and the consumer's {@link
+ * ObservedInboxHandler} span form one trace. Without a write-time context the producer span's parent
+ * is the relay thread's current observation, normally none. With {@link ObservationRegistry#NOOP}
+ * the message goes out unchanged. Thread-safe, as the wrapped transport must be; {@link #flush}, {@link #close} and
  * {@link #deadLetters} are passed on.
  */
 public final class ObservedTransport implements Transport {
   private static final PublishObservationConvention DEFAULT = new DefaultPublishObservationConvention();
+  /** The name of the observation that resumes the writer's trace. */
+  public static final String WRITTEN = "twinbox.relay.written";
 
   private final Transport delegate;
   private final ObservationRegistry registry;
@@ -69,8 +74,13 @@ public final class ObservedTransport implements Transport {
     if (registry.isNoop()) {
       return delegate.send(message);
     }
+    Observation written = writtenTrace(message);
     PublishContext context = new PublishContext(message, delegate.name());
-    Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry).start();
+    Observation observation = Observation.createNotStarted(convention, DEFAULT, () -> context, registry);
+    if (written != null) {
+      observation.parentObservation(written);
+    }
+    observation.start();
     Map<String, String> headers = context.getCarrier();
     OutboxMessage sent = headers.equals(message.headers() == null ? Map.of() : message.headers())
         ? message : message.withHeaders(headers);
@@ -80,6 +90,7 @@ public final class ObservedTransport implements Transport {
     } catch (RuntimeException | Error e) {
       observation.error(e);
       observation.stop();
+      stop(written);
       throw e;
     }
     return future.whenComplete((outcome, failure) -> {
@@ -92,7 +103,28 @@ public final class ObservedTransport implements Transport {
         }
       }
       observation.stop();
+      stop(written);
     });
+  }
+
+  /** The observation resuming the write-time trace, started; null when the event was written without one. */
+  private Observation writtenTrace(OutboxMessage message) {
+    if (message.traceparent() == null) {
+      return null;
+    }
+    WrittenContext context = new WrittenContext(message, delegate.name());
+    return Observation.createNotStarted(WRITTEN, () -> context, registry)
+        .contextualName(message.type() + " relay")
+        .lowCardinalityKeyValue("messaging.system", delegate.name())
+        .lowCardinalityKeyValue("twinbox.event.type", message.type())
+        .highCardinalityKeyValue("messaging.message.id", String.valueOf(message.id()))
+        .start();
+  }
+
+  private static void stop(Observation written) {
+    if (written != null) {
+      written.stop();
+    }
   }
 
   @Override

@@ -36,12 +36,15 @@ class ObservationsTest {
   /** What Micrometer Tracing's propagating handlers do, without a tracer: inject on send, extract on receive. */
   static final class Propagating implements ObservationHandler<Observation.Context> {
     final List<String> extracted = new ArrayList<>();
+    final List<Object> sendParents = new ArrayList<>();
 
     @Override
     @SuppressWarnings({"unchecked", "rawtypes"})
     public void onStart(Observation.Context context) {
       if (context instanceof SenderContext sender) {
         sender.getSetter().set(sender.getCarrier(), "traceparent", TRACEPARENT);
+        sendParents.add(context.getParentObservation() == null ? "none"
+            : context.getParentObservation().getContextView());
       } else if (context instanceof ReceiverContext receiver) {
         extracted.add(String.valueOf(receiver.getGetter().get(receiver.getCarrier(), "traceparent")));
       }
@@ -84,6 +87,35 @@ class ObservationsTest {
     assertThat(acked.count()).isEqualTo(1);
     assertThat(rejected).isNotNull();
     assertThat(rejected.count()).isEqualTo(1);
+  }
+
+  @Test
+  void anEventWrittenWithATraceContextIsPublishedAsAChildOfTheObservationThatResumesIt() throws Exception {
+    TestObservationRegistry registry = TestObservationRegistry.create();
+    Propagating propagating = new Propagating();
+    registry.observationConfig().observationHandler(propagating);
+    RecordingTransport broker = RecordingTransport.acking();
+    ObservedTransport observed = ObservedTransport.wrap(broker, registry);
+    String written = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    OutboxMessage traced = message("o-1", Map.of());
+    traced = new OutboxMessage(traced.position(), traced.id(), traced.aggregateType(), traced.aggregateId(),
+        traced.sequence(), traced.partition(), traced.type(), traced.version(), traced.payload(), traced.headers(),
+        traced.correlationId(), traced.causationId(), written, traced.occurredAt(), traced.createdAt(),
+        traced.attempts(), traced.source());
+
+    observed.send(traced).get();
+    observed.send(message("o-2", Map.of())).get();
+
+    assertThat(propagating.extracted).as("the write-time context read as the remote parent").containsExactly(written);
+    assertThat(propagating.sendParents).hasSize(2);
+    assertThat(propagating.sendParents.get(0)).isInstanceOfSatisfying(WrittenContext.class,
+        w -> assertThat(w.message().id()).isEqualTo(broker.acked().get(0).id()));
+    assertThat(propagating.sendParents.get(1)).as("written without a context: no parent").isEqualTo("none");
+    TestObservationRegistryAssert.assertThat(registry)
+        .hasNumberOfObservationsWithNameEqualTo(ObservedTransport.WRITTEN, 1)
+        .hasNumberOfObservationsWithNameEqualTo("twinbox.relay.send", 2)
+        .hasAnObservation(o -> o.hasNameEqualTo(ObservedTransport.WRITTEN).hasContextualNameEqualTo("OrderPlaced relay")
+            .hasLowCardinalityKeyValue("twinbox.event.type", "OrderPlaced"));
   }
 
   @Test

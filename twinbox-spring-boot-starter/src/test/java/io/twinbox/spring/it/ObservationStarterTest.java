@@ -11,8 +11,10 @@ import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
 import io.micrometer.tracing.propagation.Propagator;
 import io.micrometer.tracing.test.simple.SimpleSpan;
 import io.micrometer.tracing.test.simple.SimpleTracer;
+import io.twinbox.OutboxEvent;
 import io.twinbox.rabbitmq.RabbitPublisher;
 import io.twinbox.spi.Transport;
+import io.twinbox.spring.TransactionalOutbox;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,15 +31,20 @@ import org.springframework.boot.micrometer.observation.autoconfigure.Observation
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Issue 19, acceptance 1: an application with the starter and Actuator, nothing else, gets
  * Twinbox's observations — timers {@code twinbox.relay.send} and {@code twinbox.inbox.handle} in
  * Actuator's metrics endpoint (what {@code /actuator/metrics} serves) and spans in a test tracer,
  * the consumer's span in the producer span's trace (its context travelled in the message's
- * headers through real RabbitMQ). The application adds no Twinbox code for it.
+ * headers through real RabbitMQ), and an event written inside a trace published and processed in
+ * that trace. The application adds no Twinbox code for it.
  */
 class ObservationStarterTest {
+  private static final String WRITER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+  private static final String WRITER_SPAN = "00f067aa0ba902b7";
   private static EffectDatabase db;
   private static RabbitItQueue rabbit;
 
@@ -87,6 +94,11 @@ class ObservationStarterTest {
           .isInstanceOf(RabbitPublisher.class);
       Orders orders = app.getBean(Orders.class);
       Set<UUID> committed = EffectDatabase.placeOrders(orders, 10);
+      // One event written inside the writer's trace (as Outbox.write captures the current span's context).
+      TransactionalOutbox outbox = app.getBean(TransactionalOutbox.class);
+      UUID traced = new TransactionTemplate(app.getBean(PlatformTransactionManager.class)).execute(tx -> outbox.write(
+          OutboxEvent.builder("OrderTraced", 1).aggregate("Order", "traced-1").payload("{}")
+              .traceparent("00-" + WRITER_TRACE + "-" + WRITER_SPAN + "-01").build()));
       db.awaitEffects(committed);
       db.assertAppliedExactlyOnce(committed, orders.rolledBack());
 
@@ -115,6 +127,17 @@ class ObservationStarterTest {
       });
       assertThat(handled).extracting(s -> s.getTags().get("messaging.message.id"))
           .containsAll(committed.stream().map(UUID::toString).toList());
+
+      // The traced event: writer -> relay -> send -> process, one trace.
+      Awaitility.await().until(() -> !spans(tracer, "OrderTraced process").isEmpty());
+      SimpleSpan relay = single(tracer, "OrderTraced relay");
+      SimpleSpan send = single(tracer, "OrderTraced send");
+      SimpleSpan process = single(tracer, "OrderTraced process");
+      assertThat(List.of(relay, send, process)).extracting(SimpleSpan::getTraceId).containsOnly(WRITER_TRACE);
+      assertThat(relay.getParentId()).as("the relay span continues the writer's span").isEqualTo(WRITER_SPAN);
+      assertThat(send.getParentId()).isEqualTo(relay.getSpanId());
+      assertThat(process.getParentId()).isEqualTo(send.getSpanId());
+      assertThat(process.getTags()).containsEntry("messaging.message.id", traced.toString());
     }
   }
 
@@ -122,6 +145,12 @@ class ObservationStarterTest {
     MetricsEndpoint.MetricDescriptor d = metrics.metric(name, List.of(tag));
     return d == null ? 0 : d.getMeasurements().stream().filter(s -> s.getStatistic().name().equals("COUNT"))
         .mapToDouble(MetricsEndpoint.Sample::getValue).sum();
+  }
+
+  private static SimpleSpan single(SimpleTracer tracer, String name) {
+    List<SimpleSpan> found = spans(tracer, name);
+    assertThat(found).as("spans named %s", name).hasSize(1);
+    return found.get(0);
   }
 
   private static List<SimpleSpan> spans(SimpleTracer tracer, String name) {

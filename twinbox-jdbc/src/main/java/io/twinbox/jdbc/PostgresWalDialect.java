@@ -45,7 +45,9 @@ public final class PostgresWalDialect {
   }
 
   /** A replication slot of any kind, by name. */
-  public record Slot(String plugin, String type, String database, boolean active, int activePid, String walStatus) {}
+  /** @param confirmedLsn the confirmed position the server holds, -1 when none yet */
+  public record Slot(String plugin, String type, String database, boolean active, int activePid, String walStatus,
+      long confirmedLsn) {}
 
   private static final String SETUP = """
       SELECT current_setting('wal_level'), current_setting('max_replication_slots')::int,
@@ -66,7 +68,8 @@ public final class PostgresWalDialect {
         FROM pg_publication p WHERE p.pubname = ?""";
 
   private static final String SLOT = """
-      SELECT s.plugin, s.slot_type, s.database, s.active, COALESCE(s.active_pid, 0), to_jsonb(s) ->> 'wal_status'
+      SELECT s.plugin, s.slot_type, s.database, s.active, COALESCE(s.active_pid, 0), to_jsonb(s) ->> 'wal_status',
+             COALESCE((s.confirmed_flush_lsn - '0/0'::pg_lsn)::bigint, -1)
         FROM pg_replication_slots s WHERE s.slot_name = ?""";
 
   private static final String CREATE_SLOT = "SELECT slot_name FROM pg_create_logical_replication_slot(?, 'pgoutput')";
@@ -90,9 +93,6 @@ public final class PostgresWalDialect {
   /** Of the given positions, those of rows still in the table and not PUBLISHED (on the primary key). */
   private static final String UNPUBLISHED = """
       SELECT position FROM twinbox_outbox WHERE position = ANY(?::bigint[]) AND status <> 'PUBLISHED'""";
-
-  private static final String CONFIRMED = """
-      SELECT (confirmed_flush_lsn - '0/0'::pg_lsn)::bigint FROM pg_replication_slots WHERE slot_name = ?""";
 
   /** Groups with rows that are not PUBLISHED, and the highest sequence of each: where a new stream starts. */
   private static final String GROUPS_IN_TABLE = """
@@ -180,7 +180,7 @@ public final class PostgresWalDialect {
           return Optional.empty();
         }
         return Optional.of(new Slot(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBoolean(4),
-            rs.getInt(5), rs.getString(6)));
+            rs.getInt(5), rs.getString(6), rs.getLong(7)));
       }
     }
   }
@@ -227,20 +227,6 @@ public final class PostgresWalDialect {
       ps.setString(1, name);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? rs.getLong(1) : -1;
-      }
-    }
-  }
-
-  /** The slot's confirmed position as the server holds it, or -1 when there is no such slot (or none yet). */
-  public long confirmedPosition(Connection c, String name) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(CONFIRMED)) {
-      ps.setString(1, name);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return -1;
-        }
-        long lsn = rs.getLong(1);
-        return rs.wasNull() ? -1 : lsn;
       }
     }
   }

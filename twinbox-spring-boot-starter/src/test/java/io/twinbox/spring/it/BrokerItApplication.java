@@ -28,10 +28,17 @@ public class BrokerItApplication {
 
   /** Starts the application on {@code db} with the auto-configuration found on the classpath. */
   static ConfigurableApplicationContext run(EffectDatabase db, String... properties) {
+    return run(db, List.of(), List.of(properties));
+  }
+
+  /** As {@link #run(EffectDatabase, String...)}, with more configuration classes. */
+  static ConfigurableApplicationContext run(EffectDatabase db, List<Class<?>> more, List<String> properties) {
     List<String> all = new ArrayList<>(db.properties());
     all.add("twinbox.relay.poll-interval=100ms");
-    all.addAll(List.of(properties));
-    return new SpringApplicationBuilder(BrokerItApplication.class).web(WebApplicationType.NONE)
+    all.addAll(properties);
+    List<Class<?>> sources = new ArrayList<>(List.of(BrokerItApplication.class));
+    sources.addAll(more);
+    return new SpringApplicationBuilder(sources.toArray(Class<?>[]::new)).web(WebApplicationType.NONE)
         .properties(all.toArray(String[]::new)).run();
   }
 

@@ -24,8 +24,6 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.micrometer.metrics.actuate.endpoint.MetricsEndpoint;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationRegistryCustomizer;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -84,12 +82,9 @@ class ObservationStarterTest {
 
   @Test
   void publishesAndHandledMessagesAreObservedAsTimersAndSpansOfOneTrace() {
-    List<String> properties = new java.util.ArrayList<>(db.properties());
-    properties.addAll(rabbit.properties("rabbit-obs"));
-    properties.addAll(List.of("twinbox.relay.poll-interval=100ms", "spring.jmx.enabled=true",
-        "management.endpoints.jmx.exposure.include=metrics"));
-    try (ConfigurableApplicationContext app = new SpringApplicationBuilder(BrokerItApplication.class, TestTracing.class)
-        .web(WebApplicationType.NONE).properties(properties.toArray(String[]::new)).run()) {
+    List<String> properties = new java.util.ArrayList<>(rabbit.properties("rabbit-obs"));
+    properties.addAll(List.of("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=metrics"));
+    try (ConfigurableApplicationContext app = BrokerItApplication.run(db, List.of(TestTracing.class), properties)) {
       assertThat(app.getBean(Transport.class)).as("the transport bean itself is left alone")
           .isInstanceOf(RabbitPublisher.class);
       Orders orders = app.getBean(Orders.class);

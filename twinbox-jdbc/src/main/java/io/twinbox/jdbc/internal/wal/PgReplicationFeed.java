@@ -220,12 +220,10 @@ final class PgReplicationFeed implements ChangeFeed {
     long nextStatus = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
     long held = serverConfirmed.getAsLong();
     while (held < lsn && System.nanoTime() < deadline) {
-      while (stream.readPending() != null) {
-        if (System.nanoTime() > nextStatus) {
-          break;
-        }
+      while (System.nanoTime() < nextStatus && stream.readPending() != null) {
+        // dropped: nothing past lsn is confirmed, and reading lets the walsender reach our status
       }
-      if (System.nanoTime() > nextStatus) {
+      if (System.nanoTime() >= nextStatus) {
         stream.forceUpdateStatus();
         nextStatus = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
       }

@@ -301,7 +301,7 @@ public final class PostgresChangeFeeds {
   /** The slot's confirmed position as the server holds it; -1 when it cannot be read. */
   long confirmedPosition(String name) {
     try {
-      return read("read the slot's confirmed position", c -> SQL.confirmedPosition(c, name));
+      return read("read the slot's confirmed position", c -> SQL.slot(c, name).map(Slot::confirmedLsn).orElse(-1L));
     } catch (RuntimeException e) {
       log.debug("cannot read the confirmed position of slot {}: {}", name, StoreRules.reason(e));
       return -1;

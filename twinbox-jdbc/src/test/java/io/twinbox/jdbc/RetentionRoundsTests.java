@@ -250,15 +250,16 @@ abstract class RetentionRoundsTests {
     Thread.sleep(1_100);
     runners.forEach(Retention::start);
     try {
-      await().atMost(Duration.ofSeconds(60)).until(() -> count("SELECT count(*) FROM twinbox_outbox") == 0
-          && recorders.stream().mapToInt(r -> r.skipped.get()).sum() >= 2);
+      await().atMost(Duration.ofSeconds(60)).until(() -> count("SELECT count(*) FROM twinbox_outbox") == 0);
+      Thread.sleep(200); // a round that found nothing left ends
     } finally {
       runners.forEach(Retention::close);
     }
     assertThat(overlaps.get()).as("rounds holding the lock at once").isZero();
     long deleted = recorders.stream().mapToLong(r -> r.rows(RetentionListener.Kind.PUBLISHED_EVENTS)).sum();
     assertThat(deleted).as("every row deleted exactly once").isEqualTo(1_200);
-    assertThat(recorders).as("both raced: rounds were skipped").anySatisfy(r -> assertThat(r.skipped.get()).isPositive());
+    assertThat(recorders.stream().mapToInt(r -> r.skipped.get()).sum()).as("they raced: rounds were skipped")
+        .isGreaterThanOrEqualTo(2);
   }
 
   @Test

@@ -132,7 +132,7 @@ class RetentionSidecarIT {
       });
       writer.start();
       String url = "http://127.0.0.1:" + port + "/metrics";
-      await().atMost(Duration.ofSeconds(60)).ignoreExceptions().untilAsserted(() -> {
+      await().atMost(Duration.ofSeconds(120)).ignoreExceptions().untilAsserted(() -> {
         String body = JarProcess.get(url, null).body();
         assertThat(metric(body, "twinbox_retention_deleted_total{kind=\"published.events\"}")).isGreaterThan(300);
         assertThat(metric(body, "twinbox_retention_deleted_total{kind=\"inbox.records\"}")).isGreaterThan(300);
@@ -159,7 +159,7 @@ class RetentionSidecarIT {
       writing.set(false);
       writer.join();
       assertThat(errors).isEmpty();
-      await().atMost(Duration.ofSeconds(60)).until(() -> count(
+      await().atMost(Duration.ofSeconds(120)).until(() -> count(
           "SELECT count(*) FROM twinbox_outbox WHERE status <> 'FAILED'") == 0
           && count("SELECT count(*) FROM twinbox_inbox WHERE message_id LIKE 'm-%'") == 0);
       String body = JarProcess.get(url, null).body();

@@ -22,6 +22,7 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -142,7 +143,7 @@ class RetentionSidecarIT {
 
       // Another runner holds the lock: the sidecar's rounds are skipped and delete nothing.
       JdbcStore other = JdbcStore.builder(db.dataSource()).build();
-      java.util.concurrent.atomic.AtomicReference<ExclusiveLock.Held> taken = new java.util.concurrent.atomic.AtomicReference<>();
+      AtomicReference<ExclusiveLock.Held> taken = new AtomicReference<>();
       // Taken between two of the sidecar's rounds (while one runs, it holds the lock itself).
       await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
           .until(() -> other.tryLock(Retention.LOCK_NAME).map(h -> { taken.set(h); return true; }).orElse(false));

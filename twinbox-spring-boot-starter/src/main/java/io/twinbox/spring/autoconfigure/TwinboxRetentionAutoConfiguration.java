@@ -12,6 +12,7 @@ import io.twinbox.spring.TwinboxRetention;
 import io.twinbox.spring.TwinboxSettings;
 import io.twinbox.spring.internal.CompositeRetentionListener;
 import java.time.Duration;
+import java.util.function.Supplier;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -45,7 +46,7 @@ public class TwinboxRetentionAutoConfiguration {
     Duration horizon = values.isSet(RetentionSettings.REDELIVERY_HORIZON.name())
         ? values.get(RetentionSettings.REDELIVERY_HORIZON) : inboxValues.get(InboxSettings.REDELIVERY_HORIZON);
     // Built once now so that a wrong value (an inbox age below the horizon) stops the start.
-    java.util.function.Supplier<Retention> factory = () -> {
+    Supplier<Retention> factory = () -> {
       Retention.Builder b = Retention.builder().outbox(store, values.get(RetentionSettings.PUBLISHED_AGE));
       if (withInbox) {
         b.inbox(JdbcInboxStore.of(store), inboxAge);

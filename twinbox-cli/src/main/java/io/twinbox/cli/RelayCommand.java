@@ -5,12 +5,16 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.twinbox.Health;
 import io.twinbox.HealthSettings;
 import io.twinbox.Relay;
+import io.twinbox.Retention;
+import io.twinbox.RetentionSettings;
 import io.twinbox.TwinboxAdmin;
 import io.twinbox.cli.internal.Database;
 import io.twinbox.cli.internal.Settings;
 import io.twinbox.cli.internal.Transports;
 import io.twinbox.micrometer.OutboxMetrics;
 import io.twinbox.micrometer.RelayMetrics;
+import io.twinbox.micrometer.RetentionMetrics;
+import io.twinbox.jdbc.JdbcInboxStore;
 import io.twinbox.settings.SettingValues;
 import io.twinbox.spi.Transport;
 import java.time.Duration;
@@ -70,7 +74,11 @@ final class RelayCommand implements Callable<Integer> {
       OutboxMetrics.of(web.store()).bindTo(registry); // read on scrape, i.e. on an HTTP thread
       TwinboxAdmin admin = TwinboxAdmin.of(web.store());
       try (Transport transport = Transports.build(s);
-           Relay relay = rs.apply(Relay.builder(d.store(), transport)).listener(relayMetrics).build()) {
+           Relay relay = rs.apply(Relay.builder(d.store(), transport)).listener(relayMetrics).build();
+           // Retention deletes through a pool of its own (the lock holds one connection per round):
+           // its rounds never make the relay wait for a connection.
+           Database cleanup = rs.retentionEnabled ? Database.open(s, 2, "twinbox-retention") : null;
+           AutoCloseable retention = rs.retentionEnabled ? rs.startRetention(cleanup, registry) : null) {
         // DOWN also when the relay stopped for good (a WAL relay whose slot was lost)
         Health health = admin.health(rs.maxPendingAge).watching(() -> relay);
         relay.start();
@@ -96,7 +104,9 @@ final class RelayCommand implements Callable<Integer> {
     boolean http;
     int httpPoolSize;
     Duration maxPendingAge;
+    boolean retentionEnabled;
     private SettingValues relay;
+    private SettingValues retention;
 
     static RelaySettings of(Settings s) {
       RelaySettings r = new RelaySettings();
@@ -104,10 +114,32 @@ final class RelayCommand implements Callable<Integer> {
       r.poolSize = s.intValue("db.pool.size");
       r.maxPendingAge = s.value(HealthSettings.CATALOGUE, HealthSettings.MAX_OLDEST_PENDING_AGE);
       r.relay = s.values(io.twinbox.RelaySettings.CATALOGUE);
+      // retention.* checked even when off, so a wrong value (an inbox age below the horizon) is seen at once
+      r.retention = s.values(RetentionSettings.CATALOGUE);
+      r.retentionEnabled = r.retention.get(RetentionSettings.ENABLED);
       Transports.check(s);
       r.http = s.bool("http.enabled");
       SidecarHttp.check(s);
       r.httpPoolSize = r.http ? s.intValue("http.pool.size") : 0;
+      return r;
+    }
+
+    /**
+     * Starts {@link Retention} over the sidecar's outbox and the inbox tables of the same database,
+     * with the retention.* settings; its meters go to /metrics. One round at a time across every
+     * sidecar on the database (the database lock); closing it stops the schedule.
+     */
+    Retention startRetention(Database db, PrometheusMeterRegistry registry) {
+      RetentionMetrics metrics = new RetentionMetrics();
+      metrics.bindTo(registry);
+      Retention r = RetentionSettings.CATALOGUE.apply(Retention.builder()
+          .outbox(db.store(), retention.get(RetentionSettings.PUBLISHED_AGE))
+          .inbox(JdbcInboxStore.of(db.store()), retention.get(RetentionSettings.INBOX_AGE))
+          .listener(metrics), retention).build();
+      r.start();
+      LOG.info("twinbox retention scheduled every {}: PUBLISHED rows after {}, inbox records after {}",
+          RetentionSettings.PERIOD.format(r.period()), RetentionSettings.PUBLISHED_AGE.format(retention.get(RetentionSettings.PUBLISHED_AGE)),
+          RetentionSettings.INBOX_AGE.format(retention.get(RetentionSettings.INBOX_AGE)));
       return r;
     }
 

@@ -78,7 +78,9 @@ public final class Twinbox implements Runnable {
     CommandLine cl = new CommandLine(new Twinbox(env));
     cl.setOut(out);
     cl.setErr(err);
-    cl.getSubcommands().get("relay").getCommandSpec().usageMessage().footer(settingsHelp() + ExitCodes.HELP);
+    // 100 columns: the longest key line (retention.supplied.id.retention / its variable / default) stays whole
+    cl.getSubcommands().get("relay").getCommandSpec().usageMessage().width(100)
+        .footer(settingsHelp() + ExitCodes.HELP);
     cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       int code = exitCode(e);
       // A driver's message may quote data (a constraint's values): controls are shown, not sent.

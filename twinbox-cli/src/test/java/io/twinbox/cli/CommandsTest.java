@@ -252,6 +252,40 @@ class CommandsTest {
   }
 
   @Test
+  void purgeInboxDeletesOldRecordsKeepsParkedOnesAndRefusesAnAgeBelowTheHorizon() throws Exception {
+    assertThat(cli.run("migrate").exitCode()).isZero();
+    try (Connection c = db.dataSource().getConnection(); java.sql.Statement st = c.createStatement()) {
+      st.execute("DELETE FROM twinbox_inbox; DELETE FROM twinbox_inbox_parked");
+      st.execute("INSERT INTO twinbox_inbox (consumer, message_id, payload_hash, received_at) SELECT 'billing',"
+          + " 'old-' || g, repeat('0', 64), clock_timestamp() - interval '100 days' FROM generate_series(1, 7) g");
+      st.execute("INSERT INTO twinbox_inbox (consumer, message_id, payload_hash) VALUES ('billing', 'new', repeat('0', 64))");
+      st.execute("INSERT INTO twinbox_inbox_parked (consumer, message_id, reason, attempts, parked_at) VALUES"
+          + " ('billing', 'parked', 'kept failing', 5, clock_timestamp() - interval '100 days')");
+    }
+    Cli.Result tooShort = cli.run("purge", "--inbox", "--older-than", "2d");
+    assertThat(tooShort.exitCode()).as(tooShort.toString()).isEqualTo(ExitCodes.USAGE);
+    assertThat(tooShort.err()).contains("--older-than (2d) must be at least retention.redelivery.horizon (8d)")
+        .contains("processed twice").contains("--force");
+    assertThat(cli.run("purge", "--older-than", "2d", "--force").exitCode()).as("--force is for --inbox")
+        .isEqualTo(ExitCodes.USAGE);
+
+    Cli.Result purge = cli.run("purge", "--inbox", "--older-than", "90d", "--batch", "3", "--json");
+    assertThat(purge.exitCode()).as(purge.toString()).isZero();
+    assertThat(purge.json().get("purged").asLong()).isEqualTo(7);
+    assertThat(purge.json().get("kind").asText()).isEqualTo("inbox");
+    Cli.Result forced = cli.run("purge", "--inbox", "--older-than", "1ms", "--force");
+    assertThat(forced.exitCode()).as(forced.toString()).isZero();
+    assertThat(forced.out()).contains("Purged 1 inbox record(s)");
+    try (Connection c = db.dataSource().getConnection(); java.sql.Statement st = c.createStatement();
+        java.sql.ResultSet rs = st.executeQuery("SELECT (SELECT count(*) FROM twinbox_inbox),"
+            + " (SELECT count(*) FROM twinbox_inbox_parked)")) {
+      rs.next();
+      assertThat(rs.getLong(1)).isZero();
+      assertThat(rs.getLong(2)).as("parked messages are never purged").isEqualTo(1);
+    }
+  }
+
+  @Test
   void configurationAndConnectionErrorsHaveTheirOwnExitCodes(@TempDir Path dir) throws Exception {
     Path config = dir.resolve("twinbox.properties");
     Files.writeString(config, "db.url=" + db.jdbcUrl() + "\ndb.uesr=postgres\n");

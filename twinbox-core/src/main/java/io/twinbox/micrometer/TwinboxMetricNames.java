@@ -72,4 +72,16 @@ public final class TwinboxMetricNames {
    * its end.
    */
   public static final String INBOX_COMMIT_LATENCY = "twinbox.inbox.commit.latency";
+  /**
+   * Counter, tag {@code kind=published.events|supplied.ids|inbox.records} ({@link RetentionMetrics}):
+   * rows deleted by {@link io.twinbox.Retention}.
+   */
+  public static final String RETENTION_DELETED = "twinbox.retention.deleted";
+  /**
+   * Counter, tag {@code outcome=completed|skipped|failed}: retention rounds; {@code skipped} when
+   * another runner held the retention lock.
+   */
+  public static final String RETENTION_ROUNDS = "twinbox.retention.rounds";
+  /** Time gauge: duration of the last completed retention round. */
+  public static final String RETENTION_LAST_ROUND_DURATION = "twinbox.retention.last.round.duration";
 }

@@ -10,7 +10,9 @@ import io.twinbox.spi.InboxAdminStore;
 import io.twinbox.spi.ReplayStart;
 import io.twinbox.spi.StoreRules;
 import io.twinbox.spi.ParkedRow;
+import io.twinbox.jdbc.internal.SessionLocks;
 import io.twinbox.jdbc.internal.Transactions;
+import io.twinbox.spi.ExclusiveLock;
 import io.twinbox.spi.InboxStore;
 import io.twinbox.spi.ParkedLetter;
 import java.sql.Connection;
@@ -35,7 +37,7 @@ import javax.sql.DataSource;
  *
  * <p>Thread-safe.
  */
-public final class JdbcInboxStore implements InboxStore, InboxAdminStore {
+public final class JdbcInboxStore implements InboxStore, InboxAdminStore, ExclusiveLock {
   private final DataSource dataSource;
   private final SqlDialect dialect;
 
@@ -56,6 +58,12 @@ public final class JdbcInboxStore implements InboxStore, InboxAdminStore {
 
   public DataSource dataSource() {
     return dataSource;
+  }
+
+  /** The database's session-level lock, as {@link JdbcStore#tryLock(String)}. */
+  @Override
+  public Optional<Held> tryLock(String name) {
+    return new SessionLocks(dataSource, dialect).tryLock(Objects.requireNonNull(name, "name cannot be null"));
   }
 
   /** True when an error is a transient conflict (serialization failure, deadlock) worth retrying. */

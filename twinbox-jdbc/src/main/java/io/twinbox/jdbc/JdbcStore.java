@@ -8,6 +8,7 @@ import io.twinbox.OutboxStatus;
 import io.twinbox.StoreException;
 import io.twinbox.StoredEvent;
 import io.twinbox.jdbc.internal.Migrator;
+import io.twinbox.jdbc.internal.SessionLocks;
 import io.twinbox.jdbc.internal.Transactions;
 import io.twinbox.jdbc.internal.wal.PostgresChangeFeeds;
 import io.twinbox.jdbc.internal.wal.ReplicationLogin;
@@ -16,6 +17,7 @@ import io.twinbox.spi.ChangeFeedStore;
 import io.twinbox.spi.ClaimedRow;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.DeadLetter;
+import io.twinbox.spi.ExclusiveLock;
 import io.twinbox.spi.FailedPublish;
 import io.twinbox.spi.ChangeFeedStore.TableGroup;
 import io.twinbox.spi.GroupKey;
@@ -55,17 +57,19 @@ import javax.sql.DataSource;
  *
  * <p>Thread-safe.
  */
-public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFeedStore {
+public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFeedStore, ExclusiveLock {
   /** Partitions in the schema shipped with this version (the lease table holds one row each). */
   public static final int PARTITIONS = 64;
 
   private final DataSource dataSource;
   private final SqlDialect dialect;
   private final PostgresChangeFeeds feeds;
+  private final SessionLocks locks;
 
   private JdbcStore(DataSource dataSource, SqlDialect dialect, ReplicationLogin login) {
     this.dataSource = dataSource;
     this.dialect = dialect;
+    this.locks = new SessionLocks(dataSource, dialect);
     this.feeds = dialect instanceof PostgresDialect ? new PostgresChangeFeeds(dataSource, login, PARTITIONS) : null;
   }
 
@@ -81,6 +85,16 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
   /** The data source the relay's transactions use. */
   public DataSource dataSource() {
     return dataSource;
+  }
+
+  /**
+   * The database's session-level lock ({@code pg_try_advisory_lock} / {@code GET_LOCK(name, 0)},
+   * scoped to this schema or database), held on a connection of its own until released; what keeps
+   * {@link io.twinbox.Retention} to one runner across instances.
+   */
+  @Override
+  public Optional<Held> tryLock(String name) {
+    return locks.tryLock(Objects.requireNonNull(name, "name cannot be null"));
   }
 
   /**

@@ -12,6 +12,7 @@ import io.twinbox.jdbc.internal.ParkedSql;
 import io.twinbox.jdbc.internal.Rows;
 import io.twinbox.jdbc.internal.SchemaCheck;
 import io.twinbox.jdbc.internal.ScriptSplitter;
+import io.twinbox.jdbc.internal.SessionLocks;
 import io.twinbox.spi.ClaimedRow;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
@@ -349,6 +350,23 @@ public final class MariaDbDialect implements SqlDialect {
       throw new IllegalStateException("Twinbox needs MariaDB " + MIN_MAJOR + "." + MIN_MINOR
           + " or newer (FOR UPDATE SKIP LOCKED); this server is " + version);
     }
+  }
+
+  // GET_LOCK names are server-wide (64 characters at most): the database in the name keeps two
+  // Twinbox databases apart, hashed to fit.
+  private static final String TRY_EXCLUSIVE_LOCK =
+      "SELECT GET_LOCK(CONCAT('twinbox.', MD5(CONCAT(DATABASE(), '.', ?))), 0)";
+  private static final String RELEASE_EXCLUSIVE_LOCK =
+      "SELECT RELEASE_LOCK(CONCAT('twinbox.', MD5(CONCAT(DATABASE(), '.', ?))))";
+
+  @Override
+  public boolean tryExclusiveLock(Connection c, String name) throws SQLException {
+    return SessionLocks.queryFlag(c, TRY_EXCLUSIVE_LOCK, name);
+  }
+
+  @Override
+  public void releaseExclusiveLock(Connection c, String name) throws SQLException {
+    SessionLocks.queryFlag(c, RELEASE_EXCLUSIVE_LOCK, name);
   }
 
   @Override

@@ -13,6 +13,7 @@ import io.twinbox.jdbc.internal.PgErrors;
 import io.twinbox.jdbc.internal.PgNotifyListener;
 import io.twinbox.jdbc.internal.Rows;
 import io.twinbox.jdbc.internal.SchemaCheck;
+import io.twinbox.jdbc.internal.SessionLocks;
 import io.twinbox.spi.ClaimedRow;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
@@ -306,6 +307,22 @@ public final class PostgresDialect implements SqlDialect {
       throw new IllegalStateException("Twinbox needs PostgreSQL 12 or newer (generated columns); this server is "
           + c.getMetaData().getDatabaseProductVersion());
     }
+  }
+
+  // Advisory locks are per database; the schema in the key keeps two Twinbox schemas apart.
+  private static final String TRY_EXCLUSIVE_LOCK =
+      "SELECT CASE WHEN pg_try_advisory_lock(hashtextextended(current_schema() || '.' || ?, 0)) THEN 1 ELSE 0 END";
+  private static final String RELEASE_EXCLUSIVE_LOCK =
+      "SELECT CASE WHEN pg_advisory_unlock(hashtextextended(current_schema() || '.' || ?, 0)) THEN 1 ELSE 0 END";
+
+  @Override
+  public boolean tryExclusiveLock(Connection c, String name) throws SQLException {
+    return SessionLocks.queryFlag(c, TRY_EXCLUSIVE_LOCK, name);
+  }
+
+  @Override
+  public void releaseExclusiveLock(Connection c, String name) throws SQLException {
+    SessionLocks.queryFlag(c, RELEASE_EXCLUSIVE_LOCK, name);
   }
 
   @Override

@@ -72,6 +72,16 @@ public interface SqlDialect {
    */
   default void unlockAfterMigration(Connection c) throws SQLException {}
 
+  /**
+   * Takes the session-level lock {@code name} (scoped to this database and schema) on {@code c}
+   * without waiting, for {@link io.twinbox.spi.ExclusiveLock}; true when taken. {@code c} is in
+   * auto-commit and stays with the holder until {@link #releaseExclusiveLock}.
+   */
+  boolean tryExclusiveLock(Connection c, String name) throws SQLException;
+
+  /** Releases a lock {@link #tryExclusiveLock} took on {@code c}. */
+  void releaseExclusiveLock(Connection c, String name) throws SQLException;
+
   /** Throws {@code SchemaNotMigratedException} unless the schema is current. */
   void verifySchema(Connection c, int partitions) throws SQLException;
 

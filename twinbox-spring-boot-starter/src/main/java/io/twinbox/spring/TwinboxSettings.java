@@ -4,6 +4,7 @@ import io.twinbox.HealthSettings;
 import io.twinbox.InboxSettings;
 import io.twinbox.OutboxSettings;
 import io.twinbox.RelaySettings;
+import io.twinbox.RetentionSettings;
 import io.twinbox.kafka.KafkaInboxConsumer;
 import io.twinbox.kafka.KafkaPublisherSettings;
 import io.twinbox.nats.NatsInboxConsumer;
@@ -30,7 +31,8 @@ import org.springframework.util.ClassUtils;
 /**
  * The {@code twinbox.*} properties, bound once at startup through every catalogue on the class
  * path and checked by it: {@code twinbox.<prefix>.<setting in kebab case>} for each setting of
- * {@code RelaySettings}, {@code OutboxSettings}, {@code InboxSettings}, {@code HealthSettings},
+ * {@code RelaySettings}, {@code OutboxSettings}, {@code InboxSettings}, {@code RetentionSettings},
+ * {@code HealthSettings},
  * {@link StarterSettings} and, when the broker's module is present, its publisher, consumer and
  * starter catalogues. A value out of range stops the start with every problem, each naming the
  * property and the limit ({@code twinbox.relay.batch-size must be within [1, 10000], was 0}).
@@ -61,7 +63,8 @@ public final class TwinboxSettings {
   /** The catalogues bound on {@code classLoader}: the broker ones only where the broker's module is. */
   public static List<Catalogue<?>> catalogues(ClassLoader classLoader) {
     List<Catalogue<?>> all = new ArrayList<>(List.of(StarterSettings.TOP, OutboxSettings.CATALOGUE,
-        RelaySettings.CATALOGUE, StarterSettings.RELAY, InboxSettings.CATALOGUE, HealthSettings.CATALOGUE));
+        RelaySettings.CATALOGUE, StarterSettings.RELAY, InboxSettings.CATALOGUE, RetentionSettings.CATALOGUE,
+        HealthSettings.CATALOGUE));
     if (ClassUtils.isPresent("io.twinbox.kafka.KafkaPublisher", classLoader)) {
       all.addAll(KafkaCatalogues.ALL);
     }

@@ -2,6 +2,7 @@ package io.twinbox.cli.internal;
 
 import io.twinbox.HealthSettings;
 import io.twinbox.RelaySettings;
+import io.twinbox.RetentionSettings;
 import io.twinbox.kafka.KafkaPublisherSettings;
 import io.twinbox.nats.NatsPublisherSettings;
 import io.twinbox.rabbitmq.RabbitPublisherSettings;
@@ -59,8 +60,8 @@ public final class Settings {
   /** Every catalogue the CLI reads, in the order {@link #describe()} and {@code --help} list them. */
   public static final List<Catalogue<?>> CATALOGUES = List.of(SidecarSettings.DB, SidecarSettings.TOP,
       KafkaPublisherSettings.CATALOGUE, RabbitPublisherSettings.CATALOGUE, NatsPublisherSettings.CATALOGUE,
-      SidecarSettings.RELAY, RelaySettings.CATALOGUE, SidecarSettings.HTTP, HealthSettings.CATALOGUE,
-      SidecarSettings.ADMIN);
+      SidecarSettings.RELAY, RelaySettings.CATALOGUE, RetentionSettings.CATALOGUE, SidecarSettings.HTTP,
+      HealthSettings.CATALOGUE, SidecarSettings.ADMIN);
 
   /** Keys of earlier versions, read as their new names. */
   private static final Map<String, String> RENAMED = Map.of(

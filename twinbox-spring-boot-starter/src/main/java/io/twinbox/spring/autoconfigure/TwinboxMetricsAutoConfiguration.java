@@ -8,9 +8,11 @@ import io.twinbox.micrometer.InboxMetrics;
 import io.twinbox.micrometer.OutboxMetrics;
 import io.twinbox.micrometer.ParkedMetrics;
 import io.twinbox.micrometer.RelayMetrics;
+import io.twinbox.micrometer.RetentionMetrics;
 import io.twinbox.spring.TwinboxSettings;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -47,6 +49,14 @@ public class TwinboxMetricsAutoConfiguration {
   @ConditionalOnBean(InboxHandler.class)
   public InboxMetrics twinboxInboxMetrics(TwinboxSettings settings, Environment environment) {
     return new InboxMetrics(settings.inboxConsumer(environment));
+  }
+
+  /** Retention's meters (rows deleted, rounds, last round's duration), with {@code twinbox.retention.enabled}. */
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnBooleanProperty(name = "twinbox.retention.enabled", matchIfMissing = false)
+  public RetentionMetrics twinboxRetentionMetrics() {
+    return new RetentionMetrics();
   }
 
   /** Parked-message gauges of the inbox's consumer, read at most every 5 s. */

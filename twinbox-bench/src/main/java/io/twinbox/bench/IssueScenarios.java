@@ -107,6 +107,8 @@ final class IssueScenarios {
             new InboxBench.Variant("twinbox-batch-" + batch + "-batch-handler", InboxBench.Kind.TWINBOX_BATCH_HANDLER,
                 batch, 0, messages),
             new InboxBench.Variant("twinbox-batch-1", InboxBench.Kind.TWINBOX, 1, 0, singleMessages),
+            new InboxBench.Variant("twinbox-no-broker-batch-" + batch + "-batch-handler", InboxBench.Kind.TWINBOX_NO_BROKER,
+                batch, 0, messages),
             new InboxBench.Variant("twinbox-batch-" + batch + "-dup" + Math.round(duplicates * 100),
                 InboxBench.Kind.TWINBOX, batch, duplicates, messages),
             new InboxBench.Variant("raw-kafka-batch-" + batch, InboxBench.Kind.RAW_BROKER, batch, 0, messages),

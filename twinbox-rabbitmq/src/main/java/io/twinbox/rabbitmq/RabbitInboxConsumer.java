@@ -55,8 +55,9 @@ public final class RabbitInboxConsumer {
 
   /** Configures an {@link InboxConsumer} of a RabbitMQ queue. Not thread-safe. */
   public static final class Builder extends InboxConsumer.Builder<Builder> {
-    public static final Setting<Integer> PREFETCH = Setting.integer("prefetch").range(1, 65_535).defaultValue(50)
-        .description("Unacknowledged deliveries the broker may push (basic.qos); at least batchSize.");
+    public static final Setting<Integer> PREFETCH = Setting.integer("prefetch").range(1, 65_535).defaultValue(250)
+        .description("Unacknowledged deliveries the broker may push (basic.qos); at least batchSize, and more so"
+            + " that the next batch arrives while a transaction runs.");
     public static final Setting<Duration> BATCH_WAIT = Setting.duration("batchWait")
         .range(Duration.ZERO, Duration.ofSeconds(1)).defaultValue(Duration.ofMillis(20))
         .description("After the first delivery, how long to wait for more to fill a batch.");

@@ -239,7 +239,7 @@ class TwinboxAutoConfigurationTest {
         {"twinbox.kafka.topic=no spaces", "twinbox.kafka.topic", "[a-zA-Z0-9._-]"},
         {"twinbox.kafka.consumer.batch-size=5000", "twinbox.kafka.consumer.batch-size", "within [1, 1000]"},
         {"twinbox.rabbitmq.port=0", "twinbox.rabbitmq.port", "within [1, 65535]"},
-        {"twinbox.rabbitmq.consumer.batch-size=100", "twinbox.rabbitmq.consumer.batch-size", "prefetch"},
+        {"twinbox.rabbitmq.consumer.batch-size=300", "twinbox.rabbitmq.consumer.batch-size", "prefetch"},
         {"twinbox.rabbitmq.consumer.batch-wait=2s", "twinbox.rabbitmq.consumer.batch-wait", "within [0s, 1s]"},
         {"twinbox.nats.consumer.stream=ORDERS.V1", "twinbox.nats.consumer.stream", "without whitespace"},
         {"twinbox.nats.consumer.ack-wait=2h", "twinbox.nats.consumer.ack-wait", "within [1s, 1h]"},

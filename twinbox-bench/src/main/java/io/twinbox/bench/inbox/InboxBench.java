@@ -79,7 +79,12 @@ public final class InboxBench {
     /** {@link InboxConsumer}. */
     TWINBOX,
     /** {@link InboxConsumer} with an {@link InboxBatchHandler}: one JDBC batch of UPDATEs per transaction. */
-    TWINBOX_BATCH_HANDLER
+    TWINBOX_BATCH_HANDLER,
+    /**
+     * As {@link #TWINBOX_BATCH_HANDLER}, fed by a {@link MemorySource} of the messages already decoded
+     * (no broker): the library's database path alone, next to {@link #RAW_SQL}.
+     */
+    TWINBOX_NO_BROKER
   }
 
   private final PostgresDatabase db;
@@ -202,7 +207,8 @@ public final class InboxBench {
     double load = Machine.load1();
     CpuMeter cpu = CpuMeter.start(Set.of(broker.pid()));
     Map<String, Object> m = switch (v.kind()) {
-      case TWINBOX, TWINBOX_BATCH_HANDLER -> library(v, topic, msgs.size());
+      case TWINBOX, TWINBOX_BATCH_HANDLER -> library(v, topic, msgs.size(), null);
+      case TWINBOX_NO_BROKER -> library(v, topic, msgs.size(), new MemorySource(msgs));
       case RAW_BROKER -> feed == null ? rawKafka(v, topic, msgs.size()) : rawFeed(v, topic, msgs.size());
       case RAW_SQL, RAW_SQL_PER_ROW -> rawSql(v, msgs);
     };
@@ -217,6 +223,8 @@ public final class InboxBench {
           case TWINBOX -> lib + ".batchSize(" + v.batch() + "), JdbcInboxStore, handler: one UPDATE accounts";
           case TWINBOX_BATCH_HANDLER -> lib + ".batchSize(" + v.batch() + "), JdbcInboxStore, "
               + "InboxBatchHandler: one JDBC batch of UPDATE accounts per transaction";
+          case TWINBOX_NO_BROKER -> "InboxConsumer.builder(source) over the messages decoded in memory (no broker), "
+              + "batchSize(" + v.batch() + "), JdbcInboxStore, InboxBatchHandler";
           case RAW_SQL -> "plain JDBC, no broker: multi-row INSERT raw_inbox ON CONFLICT DO NOTHING + batched UPDATE "
               + "accounts, " + v.batch() + " per commit";
           case RAW_SQL_PER_ROW -> "plain JDBC, no broker: multi-row INSERT raw_inbox ON CONFLICT DO NOTHING + one "
@@ -295,16 +303,16 @@ public final class InboxBench {
     rec.headers().add(k, v.getBytes(StandardCharsets.UTF_8));
   }
 
-  private Map<String, Object> library(Variant v, String topic, int total) throws Exception {
+  private Map<String, Object> library(Variant v, String topic, int total, MemorySource memory) throws Exception {
     try (HikariDataSource pool = Pools.create(db, "bench-inbox", 2, true)) {
       Inbox inbox = Inbox.builder(JdbcInboxStore.of(pool), "bench-payments").build();
-      InboxConsumer.Builder<?> builder = feed == null
-          ? KafkaInboxConsumer.builder(broker.bootstrapServers(), "bench-" + topic).topics(topic)
+      InboxConsumer.Builder<?> builder = memory != null ? InboxConsumer.builder(memory)
+          : feed == null ? KafkaInboxConsumer.builder(broker.bootstrapServers(), "bench-" + topic).topics(topic)
           : feed.library(topic);
       builder.inbox(inbox, pool);
       builder.batchSize(v.batch());
       InboxConsumer consumer = builder
-          .handler(v.kind() == Kind.TWINBOX_BATCH_HANDLER ? (InboxBatchHandler) (c, msgs) -> {
+          .handler(v.kind() != Kind.TWINBOX ? (InboxBatchHandler) (c, msgs) -> {
             try (PreparedStatement ps = c.prepareStatement(UPDATE)) {
               for (InboxMessage msg : msgs) {
                 apply(ps, Integer.parseInt(msg.aggregateId().substring(5)), msg.payload());

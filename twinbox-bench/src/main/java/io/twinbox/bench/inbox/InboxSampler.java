@@ -26,7 +26,7 @@ final class InboxSampler implements AutoCloseable {
           return;
         }
         for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
-          if (e.getKey().getName().startsWith("twinbox-kafka-inbox-")) {
+          if (e.getKey().getName().matches("twinbox-[a-z]+-inbox-.*")) {
             synchronized (this) {
               samples++;
               states.merge(classify(e.getValue()), 1L, Long::sum);

@@ -21,11 +21,11 @@ import java.util.concurrent.TimeUnit;
  * RabbitMQ for the inbox scenario: per measurement a topic exchange and a durable quorum queue
  * ({@link RabbitTopology}, no dead-letter queue), filled with persistent messages under publisher
  * confirms, the CloudEvents AMQP binding's {@code cloudEvents:} headers written by hand. The
- * baseline is a plain {@code basicConsume} with manual acks and the library's prefetch (50), one
+ * baseline is a plain {@code basicConsume} with manual acks and the library's default prefetch, one
  * {@code basicAck(multiple)} per chunk after the database commit.
  */
 final class RabbitFeed implements BrokerFeed {
-  static final int PREFETCH = 50;
+  static final int PREFETCH = io.twinbox.rabbitmq.RabbitInboxConsumer.Builder.PREFETCH.defaultValue();
 
   private final String uri;
   private RabbitTopology topology;

@@ -8,10 +8,14 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntPredicate;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -27,12 +31,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Kafka topics as a {@link MessageSource}: one poll's records are handed out one partition at a
- * time (offset order within it), the offsets of what was settled are committed before the next
- * poll and on close, and a partition stopped part-way is rewound so that the rest is fetched again.
- * The first record of each newly assigned partition is marked redelivered: whatever was in flight
- * before the assignment may have killed a process. The {@link KafkaConsumer} is created on the
- * consumer's thread at the first fetch and used on it only; {@link #wakeup} is the one call from
- * elsewhere.
+ * time (offset order within it); the offsets of what was settled are committed with the next poll
+ * and synchronously on close and on revocation; a partition stopped part-way is rewound so that the
+ * rest is fetched again. The first record of each newly assigned partition is marked redelivered:
+ * whatever was in flight before the assignment may have killed a process.
+ *
+ * <p><b>Read-ahead.</b> When the last partition of a poll is handed out, the next offset commit and
+ * poll start on a thread of the source's own while the consumer's thread runs that partition's
+ * database transactions, so the broker's round trips overlap the database's instead of following
+ * them. The {@link KafkaConsumer} is never used by two threads at once: every other use ({@link
+ * #giveBack}, {@link #close}) first waits for the poll in flight. A commit sent with a poll carries
+ * only offsets already settled, that is, after their database commit.
  */
 public final class KafkaSource implements MessageSource {
   private static final Logger log = LoggerFactory.getLogger(KafkaSource.class);
@@ -40,13 +49,17 @@ public final class KafkaSource implements MessageSource {
   private final Map<String, Object> properties;
   private final List<String> topics;
   private final Duration pollTimeout;
-  private final Set<TopicPartition> assigned = new HashSet<>();
+  private final Set<TopicPartition> assigned = ConcurrentHashMap.newKeySet();
   private final Deque<List<ConsumerRecord<String, byte[]>>> polled = new ArrayDeque<>();
+  /** Settled offsets not yet sent; written by the consumer's thread, sent by the poller's. */
   private final Map<TopicPartition, OffsetAndMetadata> toCommit = new HashMap<>();
   private final AtomicLong assignments = new AtomicLong();
   private volatile KafkaConsumer<String, byte[]> consumer;
   private volatile boolean woken;
   private List<ConsumerRecord<String, byte[]>> current = List.of();
+  /** The poll in flight on the poller's thread, or null. */
+  private CompletableFuture<ConsumerRecords<String, byte[]>> ahead;
+  private ExecutorService poller;
 
   public KafkaSource(Map<String, Object> properties, List<String> topics, Duration pollTimeout) {
     this.properties = Map.copyOf(properties);
@@ -65,12 +78,14 @@ public final class KafkaSource implements MessageSource {
       return List.of(); // closing: nothing more is fetched
     }
     if (polled.isEmpty()) {
-      commit(); // what the previous poll's partitions settled, before the next poll can rebalance
-      poll();
+      take(ahead == null ? commitAndPoll() : awaitAhead());
     }
     current = polled.isEmpty() ? List.of() : polled.poll();
     if (current.isEmpty()) {
       return List.of();
+    }
+    if (polled.isEmpty() && !woken) {
+      ahead = CompletableFuture.supplyAsync(this::commitAndPoll, poller());
     }
     TopicPartition tp = new TopicPartition(current.get(0).topic(), current.get(0).partition());
     boolean fresh = assigned.remove(tp);
@@ -81,17 +96,52 @@ public final class KafkaSource implements MessageSource {
     return out;
   }
 
-  private void poll() {
+  /** The settled offsets (asynchronously: a lost commit is a redelivery, which the inbox skips), then a poll. */
+  private ConsumerRecords<String, byte[]> commitAndPoll() {
     KafkaConsumer<String, byte[]> c = consumer();
-    ConsumerRecords<String, byte[]> records;
+    commit(false);
     try {
-      records = c.poll(pollTimeout);
+      return c.poll(pollTimeout);
     } catch (WakeupException e) {
-      return; // close() wants the thread back
+      return ConsumerRecords.empty(); // close() wants the thread back
     }
+  }
+
+  private void take(ConsumerRecords<String, byte[]> records) {
     for (TopicPartition tp : records.partitions()) {
       polled.add(records.records(tp));
     }
+  }
+
+  /** Waits for the poll in flight; its failure is the fetch's, as if the poll had run here. */
+  private ConsumerRecords<String, byte[]> awaitAhead() {
+    CompletableFuture<ConsumerRecords<String, byte[]>> f = ahead;
+    ahead = null;
+    if (f == null) {
+      return ConsumerRecords.empty();
+    }
+    try {
+      return f.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
+  }
+
+  private ExecutorService poller() {
+    if (poller == null) {
+      poller = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "twinbox-kafka-poll-" + properties.get("group.id"));
+        t.setDaemon(true);
+        return t;
+      });
+    }
+    return poller;
   }
 
   private KafkaConsumer<String, byte[]> consumer() {
@@ -102,6 +152,7 @@ public final class KafkaSource implements MessageSource {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
           assigned.removeAll(partitions);
+          flushCommits(); // the next owner starts where the committed offsets say
         }
 
         @Override
@@ -121,23 +172,45 @@ public final class KafkaSource implements MessageSource {
   @Override
   public void settle(int from, int to, IntPredicate parked) {
     ConsumerRecord<String, byte[]> last = current.get(to - 1);
-    toCommit.put(new TopicPartition(last.topic(), last.partition()), new OffsetAndMetadata(last.offset() + 1));
+    synchronized (toCommit) {
+      toCommit.put(new TopicPartition(last.topic(), last.partition()), new OffsetAndMetadata(last.offset() + 1));
+    }
   }
 
   @Override
   public void giveBack(int done) {
     // Stopped part-way: rewind so the rest is fetched again after a restart or by another member.
+    // What the poll in flight read of this partition lies beyond the rewind: dropped, or it would
+    // be handed out before the records it follows.
     ConsumerRecord<String, byte[]> next = current.get(done);
-    consumer.seek(new TopicPartition(next.topic(), next.partition()), next.offset());
+    TopicPartition tp = new TopicPartition(next.topic(), next.partition());
+    take(awaitAhead());
+    polled.removeIf(list -> list.get(0).topic().equals(tp.topic()) && list.get(0).partition() == tp.partition());
+    consumer.seek(tp, next.offset());
   }
 
-  /** Commits the settled offsets; only after the database commit, so a failure here means a redelivery. */
-  private void commit() {
-    if (toCommit.isEmpty() || consumer == null) {
+  /**
+   * Sends the settled offsets; only ever after their database commit, so a failure here means a
+   * redelivery. {@code sync} waits for this and every earlier commit.
+   */
+  private void commit(boolean sync) {
+    Map<TopicPartition, OffsetAndMetadata> done;
+    synchronized (toCommit) {
+      if (toCommit.isEmpty() || consumer == null) {
+        return;
+      }
+      done = new HashMap<>(toCommit);
+      toCommit.clear();
+    }
+    if (!sync) {
+      consumer.commitAsync(done, (offsets, e) -> {
+        if (e != null) {
+          log.warn("offset commit failed; the records will be redelivered and skipped as duplicates: {}",
+              e.toString());
+        }
+      });
       return;
     }
-    Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>(toCommit);
-    toCommit.clear();
     try {
       consumer.commitSync(done);
     } catch (WakeupException e) {
@@ -145,6 +218,17 @@ public final class KafkaSource implements MessageSource {
     } catch (KafkaException e) {
       log.warn("offset commit failed; the records will be redelivered and skipped as duplicates: {}",
           e.toString());
+    }
+  }
+
+  /** Sends what is settled and waits for every commit in flight (an empty {@code commitSync} waits too). */
+  private void flushCommits() {
+    try {
+      commit(true);
+      consumer.commitSync(Map.of());
+    } catch (KafkaException e) {
+      log.warn("offset commits in flight did not complete; their records will be redelivered and skipped as"
+          + " duplicates: {}", e.toString());
     }
   }
 
@@ -165,14 +249,25 @@ public final class KafkaSource implements MessageSource {
   /** Commits the offsets of what is done and leaves the group. */
   @Override
   public void close() {
-    KafkaConsumer<String, byte[]> c = consumer;
-    if (c == null) {
-      return;
-    }
     try {
-      commit();
+      try {
+        awaitAhead();
+      } catch (RuntimeException e) {
+        log.debug("the poll in flight failed while closing: {}", e.toString());
+      }
+      KafkaConsumer<String, byte[]> c = consumer;
+      if (c == null) {
+        return;
+      }
+      try {
+        commit(true);
+      } finally {
+        c.close();
+      }
     } finally {
-      c.close();
+      if (poller != null) {
+        poller.shutdown();
+      }
     }
   }
 }

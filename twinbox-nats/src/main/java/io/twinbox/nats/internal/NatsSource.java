@@ -12,6 +12,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntPredicate;
@@ -37,6 +39,8 @@ public final class NatsSource implements MessageSource {
   private final AtomicLong terminated = new AtomicLong();
   private IterableConsumer source;
   private List<Message> current = List.of();
+  /** Sends the acks of what is settled, in order; made at the first settle. */
+  private ExecutorService acker;
 
   public NatsSource(ConnectionHolder connection, String stream, ConsumerConfiguration consumerConfig, int batchSize,
       Duration batchWait) {
@@ -103,23 +107,74 @@ public final class NatsSource implements MessageSource {
     }
   }
 
-  /** After the commit: term() what was parked, ack() everything else. */
+  /**
+   * After the commit: term() what was parked, here; ack() everything else on the acker's thread, so
+   * that the consumer's thread goes on to the next transaction instead of writing one ack per
+   * message. An ack lost on the way is a redelivery, which the inbox skips.
+   */
   @Override
   public void settle(int from, int to, IntPredicate parked) {
+    List<Message> acks = new ArrayList<>(to - from);
     for (int i = from; i < to; i++) {
       Message m = current.get(i);
+      if (!parked.test(i)) {
+        acks.add(m);
+        continue;
+      }
       try {
-        if (parked.test(i)) {
-          m.term();
-          terminated.incrementAndGet();
-        } else {
-          m.ack();
-        }
+        m.term();
+        terminated.incrementAndGet();
       } catch (RuntimeException e) {
-        log.warn("consumer {}: ack failed; the message will be redelivered and skipped as a duplicate: {}",
-            consumerConfig.getDurable(), e.toString());
+        ackFailed(e);
       }
     }
+    if (!acks.isEmpty()) {
+      acker().execute(() -> ackAll(acks));
+    }
+  }
+
+  private void ackAll(List<Message> acks) {
+    for (Message m : acks) {
+      try {
+        m.ack();
+      } catch (RuntimeException e) {
+        ackFailed(e);
+        return; // the connection is gone: the rest is redelivered after ackWait
+      }
+    }
+  }
+
+  private void ackFailed(RuntimeException e) {
+    log.warn("consumer {}: ack failed; the message will be redelivered and skipped as a duplicate: {}",
+        consumerConfig.getDurable(), e.toString());
+  }
+
+  private ExecutorService acker() {
+    if (acker == null) {
+      acker = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "twinbox-nats-ack-" + consumerConfig.getDurable());
+        t.setDaemon(true);
+        return t;
+      });
+    }
+    return acker;
+  }
+
+  /** Sends the acks still queued; at most 5 s. */
+  private void flushAcks() {
+    if (acker == null) {
+      return;
+    }
+    acker.shutdown();
+    try {
+      if (!acker.awaitTermination(5, TimeUnit.SECONDS)) {
+        log.warn("consumer {}: acks not sent within 5 s; those messages will be redelivered and skipped",
+            consumerConfig.getDurable());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    acker = null;
   }
 
   @Override
@@ -150,6 +205,7 @@ public final class NatsSource implements MessageSource {
   /** Stops pulling, gives back what was already fetched, closes the connection if this source opened it. */
   @Override
   public void close() {
+    flushAcks();
     if (source != null) {
       drainAndStop(source);
     }

@@ -7,6 +7,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.ShutdownSignalException;
+import io.twinbox.spi.ReceivedMessage;
 import java.io.IOException;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeoutException;
@@ -19,7 +20,8 @@ import java.util.concurrent.TimeoutException;
  */
 public final class ConsumerSession {
   /** A delivery and the session it arrived on. */
-  public record Received(ConsumerSession session, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+  public record Received(ConsumerSession session, Envelope envelope, AMQP.BasicProperties properties, byte[] body,
+      ReceivedMessage decoded) {
     /** Delivered before: the redelivered flag, or a quorum queue's {@code x-delivery-count}. */
     public boolean redelivered() {
       if (envelope.isRedeliver()) {
@@ -27,6 +29,13 @@ public final class ConsumerSession {
       }
       Object count = properties.getHeaders() == null ? null : properties.getHeaders().get("x-delivery-count");
       return count instanceof Number n && n.longValue() > 0;
+    }
+
+    /** The delivery as the consumer's item; {@code origin} is {@code queue@deliveryTag}. */
+    public ReceivedMessage decode(String queue) {
+      return decoded != null ? decoded
+          : ReceivedMessage.of(AmqpCloudEvents.decode(properties, body, queue + "@" + envelope.getDeliveryTag()),
+              redelivered());
     }
   }
 
@@ -53,7 +62,7 @@ public final class ConsumerSession {
       channel.basicConsume(queue, false, connectionName, new DefaultConsumer(channel) {
         @Override
         public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties props, byte[] body) {
-          buffer.add(new Received(session, envelope, props, body));
+          buffer.add(received(session, queue, envelope, props, body));
         }
 
         @Override
@@ -70,6 +79,22 @@ public final class ConsumerSession {
     } catch (IOException | RuntimeException e) {
       connection.abort(1_000);
       throw e;
+    }
+  }
+
+  /**
+   * Decodes on the client's delivery thread, so that the consumer's thread finds the message ready
+   * while its previous transaction ran. Decoding is total (an unreadable message becomes an
+   * undecodable item); should it still throw, the item is decoded again on the consumer's thread,
+   * where the failure is handled, rather than here, where it would close the channel.
+   */
+  private static Received received(ConsumerSession session, String queue, Envelope envelope,
+      AMQP.BasicProperties props, byte[] body) {
+    Received r = new Received(session, envelope, props, body, null);
+    try {
+      return new Received(session, envelope, props, body, r.decode(queue));
+    } catch (RuntimeException e) {
+      return r;
     }
   }
 

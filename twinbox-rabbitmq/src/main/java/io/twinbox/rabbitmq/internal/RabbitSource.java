@@ -83,8 +83,7 @@ public final class RabbitSource implements MessageSource {
     current = batch;
     List<ReceivedMessage> out = new ArrayList<>(batch.size());
     for (Received r : batch) {
-      String origin = queue + "@" + r.envelope().getDeliveryTag();
-      out.add(ReceivedMessage.of(AmqpCloudEvents.decode(r.properties(), r.body(), origin), r.redelivered()));
+      out.add(r.decode(queue));
     }
     return out;
   }

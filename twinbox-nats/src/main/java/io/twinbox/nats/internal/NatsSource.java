@@ -12,6 +12,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +24,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A JetStream durable pull consumer as a {@link MessageSource}: created or updated at the first
- * fetch; a fetch takes up to {@code batchSize} messages, waiting at most {@code batchWait} for more
- * after the first. Settling acks each committed message and terminates ({@code term()}) each
+ * fetch by a reader thread of the source's own, which pulls and decodes ahead into a buffer of one
+ * batch while the consumer's thread runs its transactions; a fetch takes up to {@code batchSize}
+ * messages from it, waiting at most {@code batchWait} for more after the first. Settling acks each committed message and terminates ({@code term()}) each
  * parked one; what is given back, or fetched but not done on close, is nak'd so that it comes back
  * at once rather than after {@code ackWait}. A failed pull re-subscribes.
  */
@@ -37,7 +40,11 @@ public final class NatsSource implements MessageSource {
   private final long batchWaitNanos;
   private final AtomicLong subscriptions = new AtomicLong();
   private final AtomicLong terminated = new AtomicLong();
-  private IterableConsumer source;
+  private final BlockingQueue<Pulled> buffer;
+  /** The reader's subscription, for close once the reader stopped. */
+  private volatile IterableConsumer source;
+  private volatile boolean reading = true;
+  private Thread reader;
   private List<Message> current = List.of();
   /** Sends the acks of what is settled, in order; made at the first settle. */
   private ExecutorService acker;
@@ -49,6 +56,7 @@ public final class NatsSource implements MessageSource {
     this.consumerConfig = consumerConfig;
     this.batchSize = batchSize;
     this.batchWaitNanos = batchWait.toNanos();
+    this.buffer = new ArrayBlockingQueue<>(batchSize);
   }
 
   @Override
@@ -56,41 +64,86 @@ public final class NatsSource implements MessageSource {
     return "nats";
   }
 
+  /** A pulled message, decoded on the reader's thread. */
+  private record Pulled(Message message, ReceivedMessage decoded) {}
+
+  /**
+   * The next messages, read and decoded by the reader's thread while the consumer's thread ran its
+   * previous transaction: up to {@code batchSize}, waiting at most {@code batchWait} for more after
+   * the first.
+   */
   @Override
   public List<ReceivedMessage> fetch() throws InterruptedException {
-    if (source == null) {
-      source = subscribe();
+    if (reader == null) {
+      reader = new Thread(this::read, "twinbox-nats-read-" + consumerConfig.getDurable());
+      reader.setDaemon(true);
+      reader.start();
+    }
+    Pulled first = buffer.poll(200, TimeUnit.MILLISECONDS);
+    if (first == null) {
       return List.of();
     }
-    List<Message> batch = new ArrayList<>(batchSize);
-    try {
-      Message first = source.nextMessage(Duration.ofMillis(200));
-      if (first == null) {
-        return List.of();
+    List<Pulled> batch = new ArrayList<>(batchSize);
+    batch.add(first);
+    long deadline = System.nanoTime() + batchWaitNanos;
+    while (batch.size() < batchSize) {
+      long wait = deadline - System.nanoTime();
+      Pulled p = wait > 0 ? buffer.poll(wait, TimeUnit.NANOSECONDS) : buffer.poll();
+      if (p == null) {
+        break;
       }
-      batch.add(first);
-      long deadline = System.nanoTime() + batchWaitNanos;
-      while (batch.size() < batchSize) {
-        long wait = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
-        Message m = deadline - System.nanoTime() > 0 ? source.nextMessage(wait) : null;
-        if (m == null) {
-          break;
-        }
-        batch.add(m);
-      }
-    } catch (JetStreamStatusCheckedException | IllegalStateException e) {
-      log.warn("consumer {}: pull failed ({}); re-subscribing", consumerConfig.getDurable(), e.toString());
-      nakAll(batch);
-      stop(source);
-      source = null;
-      return List.of();
+      batch.add(p);
     }
-    current = batch;
+    List<Message> messages = new ArrayList<>(batch.size());
     List<ReceivedMessage> out = new ArrayList<>(batch.size());
-    for (Message m : batch) {
-      out.add(ReceivedMessage.of(NatsCloudEvents.decode(m), m.isJetStream() && m.metaData().deliveredCount() > 1));
+    for (Pulled p : batch) {
+      messages.add(p.message());
+      out.add(p.decoded());
     }
+    current = messages;
     return out;
+  }
+
+  /**
+   * The reader's loop: subscribes (again after a failed pull), pulls and decodes into the buffer,
+   * which holds at most one batch, so that no more than the pull consumer's batch and one more wait
+   * for the consumer. Until {@link #close}.
+   */
+  private void read() {
+    IterableConsumer c = null;
+    try {
+      while (reading) {
+        if (c == null) {
+          c = subscribe();
+          source = c;
+          continue;
+        }
+        Message m;
+        try {
+          m = c.nextMessage(Duration.ofMillis(200));
+        } catch (JetStreamStatusCheckedException | IllegalStateException e) {
+          log.warn("consumer {}: pull failed ({}); re-subscribing", consumerConfig.getDurable(), e.toString());
+          stop(c);
+          c = null;
+          source = null;
+          continue;
+        }
+        if (m != null) {
+          Pulled p = new Pulled(m, ReceivedMessage.of(NatsCloudEvents.decode(m),
+              m.isJetStream() && m.metaData().deliveredCount() > 1));
+          try {
+            buffer.put(p);
+          } catch (InterruptedException e) {
+            nakAll(List.of(m)); // pulled, never handed out: back at once
+            throw e;
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // close() wants the reader to stop
+    } catch (RuntimeException e) {
+      log.error("consumer {}: the reader stopped: {}", consumerConfig.getDurable(), e.toString(), e);
+    }
   }
 
   private IterableConsumer subscribe() throws InterruptedException {
@@ -206,10 +259,30 @@ public final class NatsSource implements MessageSource {
   @Override
   public void close() {
     flushAcks();
-    if (source != null) {
-      drainAndStop(source);
+    stopReader();
+    List<Pulled> unread = new ArrayList<>();
+    buffer.drainTo(unread);
+    nakAll(unread.stream().map(Pulled::message).toList());
+    IterableConsumer c = source;
+    if (c != null) {
+      drainAndStop(c);
     }
     connection.close(); // only if this consumer opened it
+  }
+
+  /** Stops the reader; what it pulled and did not hand out is nak'd by the caller. */
+  private void stopReader() {
+    reading = false;
+    Thread r = reader;
+    if (r == null) {
+      return;
+    }
+    r.interrupt();
+    try {
+      r.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void drainAndStop(IterableConsumer c) {

@@ -1,0 +1,9 @@
+package io.twinbox.jdbc;
+
+/** {@link ArchiveModeTests} on MariaDB. */
+class MariaDbArchiveModeTest extends ArchiveModeTests {
+  @Override
+  JdbcFixture createFixture() {
+    return JdbcFixture.mariadb();
+  }
+}

@@ -1,0 +1,9 @@
+package io.twinbox.jdbc;
+
+/** {@link ArchiveModeTests} on Postgres. */
+class PostgresArchiveModeTest extends ArchiveModeTests {
+  @Override
+  JdbcFixture createFixture() {
+    return JdbcFixture.postgres();
+  }
+}

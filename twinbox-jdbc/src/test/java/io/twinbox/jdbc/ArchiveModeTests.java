@@ -170,6 +170,18 @@ abstract class ArchiveModeTests {
   }
 
   @Test
+  final void migrateRunsAgainOverAnArchiveThatHoldsRows() throws Exception {
+    Outbox outbox = Outbox.builder(fixture.store()).build();
+    write(outbox, "o-1", 3);
+    publishAll();
+    Thread.sleep(1_100);
+    assertThat(fixture.jdbcStore().archivePublished(SECOND, 10)).isEqualTo(3);
+    fixture.jdbcStore().migrate();
+    fixture.jdbcStore().migrate();
+    assertThat(fixture.jdbcStore().countArchived()).isEqualTo(3);
+  }
+
+  @Test
   final void aBatchThatFailsMovesNothing() throws Exception {
     Outbox outbox = Outbox.builder(fixture.store()).build();
     write(outbox, "o-1", 10);

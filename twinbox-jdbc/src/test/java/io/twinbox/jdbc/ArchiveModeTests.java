@@ -46,6 +46,11 @@ abstract class ArchiveModeTests {
 
   abstract JdbcFixture createFixture();
 
+  /** Makes every DELETE of the outbox row at {@code position} fail (a trigger); {@link #allowDeletes} undoes it. */
+  abstract void failDeletesOf(long position) throws Exception;
+
+  abstract void allowDeletes() throws Exception;
+
   @BeforeAll
   final void setUpFixture() {
     fixture = createFixture();
@@ -197,6 +202,27 @@ abstract class ArchiveModeTests {
     Sql.exec(fixture.dataSource(), "DELETE FROM twinbox_outbox_archive");
     assertThat(fixture.jdbcStore().archivePublished(SECOND, 10)).isEqualTo(10);
     assertThat(count("SELECT count(*) FROM twinbox_outbox")).isZero();
+    assertThat(count("SELECT count(*) FROM twinbox_outbox_archive")).isEqualTo(10);
+  }
+
+  /** The copy succeeded, the delete fails: the copy is rolled back with it. */
+  @Test
+  final void aBatchWhoseDeleteFailsCopiesNothing() throws Exception {
+    Outbox outbox = Outbox.builder(fixture.store()).build();
+    write(outbox, "o-1", 10);
+    publishAll();
+    Thread.sleep(1_100);
+    long last = count("SELECT max(position) FROM twinbox_outbox");
+    failDeletesOf(last);
+    try {
+      assertThatThrownBy(() -> fixture.jdbcStore().archivePublished(SECOND, 10))
+          .isInstanceOf(RuntimeException.class);
+      assertThat(count("SELECT count(*) FROM twinbox_outbox")).as("nothing deleted").isEqualTo(10);
+      assertThat(count("SELECT count(*) FROM twinbox_outbox_archive")).as("nothing copied").isZero();
+    } finally {
+      allowDeletes();
+    }
+    assertThat(fixture.jdbcStore().archivePublished(SECOND, 10)).isEqualTo(10);
     assertThat(count("SELECT count(*) FROM twinbox_outbox_archive")).isEqualTo(10);
   }
 

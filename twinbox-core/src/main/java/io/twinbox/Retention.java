@@ -32,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * <p><b>The horizon rule.</b> An inbox age shorter than the redelivery horizon is refused at
  * {@link Builder#build()} ({@link InboxRetentionTooShortException}).
  *
+ * <p><b>Archive mode</b> ({@link Builder#archive(boolean)}): PUBLISHED rows are moved to the
+ * store's archive instead of deleted, batch by batch, each batch entirely or not at all ({@link
+ * OutboxAdminStore#archivePublished}); a store without an archive fails the round. See
+ * docs/retention.md, "Archive mode", for its measured cost.
+ *
  * <p>Defaults and limits: {@link RetentionSettings}. Thread-safe; {@link #runOnce()} may also be
  * called directly (e.g. from a CLI).
  *

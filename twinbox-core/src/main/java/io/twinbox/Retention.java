@@ -32,6 +32,11 @@ import org.slf4j.LoggerFactory;
  * <p><b>The horizon rule.</b> An inbox age shorter than the redelivery horizon is refused at
  * {@link Builder#build()} ({@link InboxRetentionTooShortException}).
  *
+ * <p><b>Archive mode</b> ({@link Builder#archive(boolean)}): PUBLISHED rows are moved to the
+ * store's archive instead of deleted, batch by batch, each batch entirely or not at all ({@link
+ * OutboxAdminStore#archivePublished}); a store without an archive fails the round. See
+ * docs/retention.md, "Archive mode", for its measured cost.
+ *
  * <p>Defaults and limits: {@link RetentionSettings}. Thread-safe; {@link #runOnce()} may also be
  * called directly (e.g. from a CLI).
  *
@@ -47,7 +52,8 @@ public final class Retention implements AutoCloseable {
   public static final String LOCK_NAME = "twinbox_retention";
 
   /**
-   * What one round deleted; {@code skipped} when another runner held the lock and the round did
+   * What one round deleted ({@code publishedEvents}: removed from the outbox, moved to the archive
+   * in archive mode); {@code skipped} when another runner held the lock and the round did
    * nothing.
    */
   public record Result(long publishedEvents, long suppliedIds, long inboxRecords, boolean skipped) {
@@ -63,6 +69,7 @@ public final class Retention implements AutoCloseable {
   private final OutboxAdminStore outbox;
   private final InboxStore inbox;
   private final Duration publishedAge;
+  private final boolean archive;
   private final Duration suppliedIdAge;
   private final Duration inboxAge;
   private final int batch;
@@ -76,6 +83,7 @@ public final class Retention implements AutoCloseable {
     this.outbox = b.outbox;
     this.inbox = b.inbox;
     this.publishedAge = b.publishedAge;
+    this.archive = b.archive;
     this.suppliedIdAge = b.suppliedIdAge;
     this.inboxAge = b.inboxAge;
     this.batch = b.batch;
@@ -109,15 +117,17 @@ public final class Retention implements AutoCloseable {
       long suppliedIds = 0;
       long inboxRecords = 0;
       if (outbox != null) {
-        published = drain(RetentionListener.Kind.PUBLISHED_EVENTS, () -> outbox.purgePublished(publishedAge, batch));
+        published = archive
+            ? drain(RetentionListener.Kind.ARCHIVED_EVENTS, () -> outbox.archivePublished(publishedAge, batch))
+            : drain(RetentionListener.Kind.PUBLISHED_EVENTS, () -> outbox.purgePublished(publishedAge, batch));
         suppliedIds = drain(RetentionListener.Kind.SUPPLIED_IDS, () -> outbox.purgeSuppliedIds(suppliedIdAge, batch));
       }
       if (inbox != null) {
         inboxRecords = drain(RetentionListener.Kind.INBOX_RECORDS, () -> inbox.purgeProcessed(inboxAge, batch));
       }
       if (published + suppliedIds + inboxRecords > 0) {
-        log.info("retention deleted {} published events, {} supplied ids and {} inbox records", published,
-            suppliedIds, inboxRecords);
+        log.info("retention {} {} published events, deleted {} supplied ids and {} inbox records",
+            archive ? "archived" : "deleted", published, suppliedIds, inboxRecords);
       }
       Result result = new Result(published, suppliedIds, inboxRecords);
       listener.roundCompleted(result, Duration.ofNanos(System.nanoTime() - started));
@@ -210,6 +220,7 @@ public final class Retention implements AutoCloseable {
     private OutboxAdminStore outbox;
     private InboxStore inbox;
     private Duration publishedAge = RetentionSettings.PUBLISHED_AGE.defaultValue();
+    private boolean archive = RetentionSettings.ARCHIVE.defaultValue();
     private Duration suppliedIdAge = RetentionSettings.SUPPLIED_ID_RETENTION.defaultValue();
     private Duration inboxAge = RetentionSettings.INBOX_AGE.defaultValue();
     private Duration redeliveryHorizon = RetentionSettings.REDELIVERY_HORIZON.defaultValue();
@@ -229,6 +240,16 @@ public final class Retention implements AutoCloseable {
     public Builder outbox(OutboxAdminStore store, Duration age) {
       this.outbox = Objects.requireNonNull(store, "store cannot be null");
       this.publishedAge = RetentionSettings.PUBLISHED_AGE.check(age);
+      return this;
+    }
+
+    /**
+     * Archive mode ({@link RetentionSettings#ARCHIVE}): due PUBLISHED rows are moved to the
+     * store's archive ({@link OutboxAdminStore#archivePublished}) instead of deleted, each batch
+     * entirely or not at all. The ledger and inbox records are still deleted.
+     */
+    public Builder archive(boolean archive) {
+      this.archive = archive;
       return this;
     }
 

@@ -14,13 +14,18 @@ public interface RetentionListener {
   enum Kind {
     /** PUBLISHED outbox rows (completion mode MARK). */
     PUBLISHED_EVENTS,
+    /** PUBLISHED outbox rows moved to the archive instead of deleted (archive mode). */
+    ARCHIVED_EVENTS,
     /** Entries of the supplied-id ledger. */
     SUPPLIED_IDS,
     /** Inbox records (never parked messages: they live in their own table). */
     INBOX_RECORDS
   }
 
-  /** One delete statement removed {@code rows} rows of {@code kind}. */
+  /**
+   * One batch removed {@code rows} rows of {@code kind} (for {@link Kind#ARCHIVED_EVENTS}: moved
+   * them to the archive).
+   */
   default void deleted(Kind kind, int rows) {}
 
   /** A round ran to its end (nothing left that is due) and took {@code took}. */

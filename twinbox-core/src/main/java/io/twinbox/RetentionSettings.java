@@ -18,6 +18,10 @@ public final class RetentionSettings {
   public static final Setting<Duration> PUBLISHED_AGE = Setting.duration("publishedAge").positive()
       .defaultValue(Duration.ofDays(30)).description("PUBLISHED outbox rows (completion mode MARK) older than this"
           + " are deleted.");
+  public static final Setting<Boolean> ARCHIVE = Setting.bool("archive").defaultValue(false)
+      .description("Move due PUBLISHED outbox rows to twinbox_outbox_archive (every column, plus archived_at)"
+          + " instead of deleting them, for audit; each batch moves entirely or not at all. Not for a"
+          + " partitioned outbox (its history leaves by partition).");
   public static final Setting<Duration> SUPPLIED_ID_RETENTION = Setting.duration("suppliedIdRetention").positive()
       .defaultValue(InboxSettings.RETENTION.defaultValue())
       .description("How long a caller-chosen message id is remembered, refusing its reuse; at least the consumers'"
@@ -47,6 +51,7 @@ public final class RetentionSettings {
       Catalogue.<Retention.Builder>builder("retention", "Retention.Builder")
           .add(ENABLED)
           .add(PUBLISHED_AGE)
+          .add(ARCHIVE, Retention.Builder::archive)
           .add(SUPPLIED_ID_RETENTION, Retention.Builder::suppliedIdRetention)
           .add(INBOX_AGE)
           .add(REDELIVERY_HORIZON, Retention.Builder::redeliveryHorizon)

@@ -45,6 +45,9 @@ final class PurgeCommand implements Callable<Integer> {
   String olderThan;
   @Option(names = "--inbox", description = "Purge inbox records (twinbox_inbox) instead of PUBLISHED events.")
   boolean inbox;
+  @Option(names = "--archive", description = "Move the PUBLISHED events to twinbox_outbox_archive (every column,"
+      + " plus archived_at) instead of deleting them, each batch entirely or not at all; prints the archive's size.")
+  boolean archive;
   @Option(names = "--force", description = "With --inbox: purge even below the redelivery horizon"
       + " (retention.redelivery.horizon); duplicates redelivered later would be processed again.")
   boolean force;
@@ -59,6 +62,10 @@ final class PurgeCommand implements Callable<Integer> {
     Duration age = Durations.parse("--older-than", olderThan);
     if (batch < 1 || batch > 100_000) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--batch must be within [1, 100000], was " + batch);
+    }
+    if (archive && inbox) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--archive applies to PUBLISHED events only,"
+          + " not to --inbox (inbox records are not archived)");
     }
     if (force && !inbox) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--force applies to --inbox only");
@@ -76,8 +83,10 @@ final class PurgeCommand implements Callable<Integer> {
     long total = 0;
     long started = System.nanoTime();
     long lastReport = started;
+    long archived = -1;
     try (Database d = db.open(spec)) {
       IntSupplier purge = inbox ? () -> JdbcInboxStore.of(d.store()).purgeProcessed(age, batch)
+          : archive ? () -> d.store().archivePublished(age, batch)
           : () -> TwinboxAdmin.of(d.store()).purgePublished(age, batch);
       int n;
       do {
@@ -85,11 +94,15 @@ final class PurgeCommand implements Callable<Integer> {
         total += n;
         long now = System.nanoTime();
         if (!quiet && now - lastReport >= 1_000_000_000L) {
-          err.printf("purge: %,d rows deleted so far (%.0f rows/s)%n", total, total / ((now - started) / 1e9));
+          err.printf("purge: %,d rows %s so far (%.0f rows/s)%n", total, archive ? "archived" : "deleted",
+              total / ((now - started) / 1e9));
           err.flush();
           lastReport = now;
         }
       } while (n == batch);
+      if (archive) {
+        archived = d.store().countArchived();
+      }
     }
     double seconds = (System.nanoTime() - started) / 1e9;
     PrintWriter out = spec.commandLine().getOut();
@@ -97,12 +110,21 @@ final class PurgeCommand implements Callable<Integer> {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("purged", total);
       m.put("kind", inbox ? "inbox" : "published");
+      if (archive) {
+        m.put("archived", true);
+        m.put("archiveRows", archived);
+      }
       m.put("olderThanSeconds", age.toSeconds());
       m.put("seconds", Math.round(seconds * 1000) / 1000.0);
       Json.print(out, m);
     } else {
-      out.printf("Purged %,d %s older than %s in %.1f s.%n", total, inbox ? "inbox record(s)" : "PUBLISHED event(s)",
-          Durations.human(age), seconds);
+      if (archive) {
+        out.printf("Archived %,d PUBLISHED event(s) older than %s in %.1f s; the archive holds %,d.%n", total,
+            Durations.human(age), seconds, archived);
+      } else {
+        out.printf("Purged %,d %s older than %s in %.1f s.%n", total, inbox ? "inbox record(s)" : "PUBLISHED event(s)",
+            Durations.human(age), seconds);
+      }
       out.flush();
     }
     return ExitCodes.OK;

@@ -252,6 +252,34 @@ class CommandsTest {
   }
 
   @Test
+  void purgeArchiveMovesOldPublishedRowsToTheArchive() throws Exception {
+    assertThat(cli.run("migrate").exitCode()).isZero();
+    assertThat(cli.run("migrate").exitCode()).as("migrate stays idempotent with the archive").isZero();
+    try (Connection c = db.dataSource().getConnection(); java.sql.Statement st = c.createStatement()) {
+      st.execute("DELETE FROM twinbox_outbox; DELETE FROM twinbox_outbox_archive");
+    }
+    JdbcStore store = JdbcStore.builder(db.dataSource()).build();
+    Outbox outbox = Outbox.builder(store).build();
+    for (int i = 0; i < 5; i++) {
+      write(outbox, "OrderCreated", "archive-" + i);
+    }
+    try (Connection c = db.dataSource().getConnection(); java.sql.Statement st = c.createStatement()) {
+      st.execute("UPDATE twinbox_outbox SET status = 'PUBLISHED', published_at = clock_timestamp() - interval '2 days'");
+    }
+    write(outbox, "OrderCreated", "archive-pending");
+    assertThat(cli.run("purge", "--older-than", "1d", "--archive", "--inbox").exitCode()).isEqualTo(ExitCodes.USAGE);
+    Cli.Result moved = cli.run("purge", "--older-than", "1d", "--archive", "--batch", "2", "--json");
+    assertThat(moved.exitCode()).as(moved.toString()).isZero();
+    assertThat(moved.json().get("purged").asLong()).isEqualTo(5);
+    assertThat(moved.json().get("archiveRows").asLong()).isEqualTo(5);
+    assertThat(store.countArchived()).isEqualTo(5);
+    assertThat(store.archived("Order", null, 100)).hasSize(5);
+    assertThat(store.status().pending()).as("the pending row stays").isEqualTo(1);
+    assertThat(cli.run("purge", "--older-than", "1d", "--archive").out())
+        .contains("Archived 0 PUBLISHED event(s)", "the archive holds 5");
+  }
+
+  @Test
   void purgeInboxDeletesOldRecordsKeepsParkedOnesAndRefusesAnAgeBelowTheHorizon() throws Exception {
     assertThat(cli.run("migrate").exitCode()).isZero();
     try (Connection c = db.dataSource().getConnection(); java.sql.Statement st = c.createStatement()) {

@@ -57,6 +57,29 @@ public interface OutboxAdminStore {
   int purgePublished(Duration age, int limit);
 
   /**
+   * Moves up to {@code limit} PUBLISHED rows older than {@code age} to the archive (every column as
+   * it was, plus the time of the move) instead of deleting them: archive mode of retention. One
+   * batch moves entirely or not at all. Returns the rows moved. Default: unsupported, for stores
+   * without an archive.
+   */
+  default int archivePublished(Duration age, int limit) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " has no archive");
+  }
+
+  /** How many rows the archive holds. Default: unsupported, for stores without an archive. */
+  default long countArchived() {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " has no archive");
+  }
+
+  /**
+   * Archived rows of one aggregate ({@code null} = any) in sequence order, at most {@code limit}.
+   * Default: unsupported, for stores without an archive.
+   */
+  default List<StoredEvent> archived(String aggregateType, String aggregateId, int limit) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " has no archive");
+  }
+
+  /**
    * Deletes up to {@code limit} entries older than {@code age} from the ledger of caller-chosen
    * message ids (the ids a writer supplied itself instead of letting one be generated; the ledger
    * refuses a reused one even after its event was published and deleted). After the purge such an

@@ -53,7 +53,7 @@ class RetentionMetricsTest {
     String doc = Files.readString(OPERATIONS, StandardCharsets.UTF_8);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     new RetentionMetrics().bindTo(registry);
-    assertThat(registry.getMeters()).hasSize(7);
+    assertThat(registry.getMeters()).hasSize(8);
     for (Meter m : registry.getMeters()) {
       String name = m.getId().getName();
       String row = doc.lines().filter(l -> l.startsWith("| `" + name + "{") || l.startsWith("| `" + name + "`"))

@@ -277,6 +277,22 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
     return inTransaction("purge published events", c -> dialect.admin().purgePublished(c, age, limit));
   }
 
+  /** Archive mode needs schema script {@code V9__outbox_archive} (PostgreSQL) / {@code V8__outbox_archive} (MariaDB). */
+  @Override
+  public int archivePublished(Duration age, int limit) {
+    return inTransaction("archive published events", c -> dialect.admin().archivePublished(c, age, limit));
+  }
+
+  @Override
+  public long countArchived() {
+    return inTransaction("count archived events", c -> dialect.admin().countArchived(c));
+  }
+
+  @Override
+  public List<StoredEvent> archived(String aggregateType, String aggregateId, int limit) {
+    return inTransaction("list archived events", c -> dialect.admin().archived(c, aggregateType, aggregateId, limit));
+  }
+
   @Override
   public int purgeSuppliedIds(Duration age, int limit) {
     return inTransaction("purge the supplied-id ledger", c -> dialect.admin().purgeSuppliedIds(c, age, limit));

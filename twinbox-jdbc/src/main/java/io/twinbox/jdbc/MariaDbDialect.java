@@ -262,7 +262,12 @@ public final class MariaDbDialect implements SqlDialect {
       """
       DELETE FROM twinbox_supplied_id
        WHERE created_at < UTC_TIMESTAMP(6) - INTERVAL ? * 1000 MICROSECOND
-       LIMIT ?""");
+       LIMIT ?""")
+      // The batch's rows locked, then copied and deleted by position in the same transaction.
+      .archive(new AdminSql.Archive(null, """
+          SELECT position FROM twinbox_outbox
+           WHERE status = 'PUBLISHED' AND published_at < UTC_TIMESTAMP(6) - INTERVAL ? * 1000 MICROSECOND
+           ORDER BY position LIMIT ? FOR UPDATE"""));
 
   private MariaDbDialect() {}
 
@@ -289,7 +294,8 @@ public final class MariaDbDialect implements SqlDialect {
   @Override
   public List<String> migrations() {
     return List.of("V1__twinbox.sql", "V2__inbox.sql", "V3__relay_node_instance.sql", "V4__outbox_hardening.sql",
-        "V5__inbox_ordering.sql", "V6__parked_operations.sql", "V7__dead_letters.sql");
+        "V5__inbox_ordering.sql", "V6__parked_operations.sql", "V7__dead_letters.sql",
+        "V8__outbox_archive.sql");
   }
 
   @Override

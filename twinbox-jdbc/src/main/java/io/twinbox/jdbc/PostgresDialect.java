@@ -252,7 +252,13 @@ public final class PostgresDialect implements SqlDialect {
       """
       DELETE FROM twinbox_supplied_id WHERE id IN (
         SELECT id FROM twinbox_supplied_id
-         WHERE created_at < clock_timestamp() - ? * interval '1 millisecond' LIMIT ?)""");
+         WHERE created_at < clock_timestamp() - ? * interval '1 millisecond' LIMIT ?)""")
+      // One statement: the batch is deleted and inserted together or not at all.
+      .archive(new AdminSql.Archive("WITH moved AS (DELETE FROM twinbox_outbox WHERE position IN ("
+          + " SELECT position FROM twinbox_outbox WHERE status = 'PUBLISHED'"
+          + " AND published_at < clock_timestamp() - ? * interval '1 millisecond' LIMIT ?) RETURNING "
+          + AdminSql.ARCHIVE_COLUMNS + ") INSERT INTO twinbox_outbox_archive (" + AdminSql.ARCHIVE_COLUMNS
+          + ") SELECT " + AdminSql.ARCHIVE_COLUMNS + " FROM moved", null));
 
   private static final InboxOrderSql INBOX_ORDER = new InboxOrderSql(new InboxOrderSql.Fragments("""
       INSERT INTO twinbox_inbox_sequence (consumer, aggregate_type, aggregate_id, last_sequence) VALUES (?, ?, ?, 0)
@@ -281,7 +287,7 @@ public final class PostgresDialect implements SqlDialect {
   public List<String> migrations() {
     return List.of("V1__twinbox.sql", "V2__inbox.sql", "V3__commit_notifications_opt_in.sql",
         "V4__relay_node_instance.sql", "V5__outbox_hardening.sql", "V6__inbox_ordering.sql",
-        "V7__parked_operations.sql", "V8__dead_letters.sql");
+        "V7__parked_operations.sql", "V8__dead_letters.sql", "V9__outbox_archive.sql");
   }
 
   /**

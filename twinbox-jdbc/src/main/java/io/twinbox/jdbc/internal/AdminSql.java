@@ -35,7 +35,22 @@ public final class AdminSql {
       position, id, aggregate_type, aggregate_id, sequence, type, version, status, attempts, last_error,
              created_at, next_attempt_at""";
 
+  /** Every column of twinbox_outbox, in the order of twinbox_outbox_archive (which adds archived_at). */
+  public static final String ARCHIVE_COLUMNS = """
+      position, id, aggregate_type, aggregate_id, sequence, partition_no, type, version, payload, headers,
+      correlation_id, causation_id, traceparent, occurred_at, created_at, status, attempts, next_attempt_at,
+      last_error, published_at, dead_letter, first_failed_at, last_failed_at""";
+
+  /**
+   * How a dialect moves one batch of PUBLISHED rows to twinbox_outbox_archive, atomically. Either
+   * {@code move}: one statement (parameters: age in ms, limit) that deletes and inserts; or {@code
+   * lock}: selects the positions of up to ? due rows locking them (parameters: age in ms, limit),
+   * after which the rows of those positions are copied and deleted in the same transaction.
+   */
+  public record Archive(String move, String lock) {}
+
   private final Fragments f;
+  private Archive archive;
   private final String statusSql;
   private final String oldestSql;
   private final String leasesSql;
@@ -200,6 +215,82 @@ public final class AdminSql {
 
   public int purgePublished(Connection c, Duration age, int limit) throws SQLException {
     return purge(c, purgeSql, age, limit);
+  }
+
+  /** Sets how this dialect archives; without it {@link #archivePublished} is unsupported. */
+  public AdminSql archive(Archive archive) {
+    this.archive = archive;
+    return this;
+  }
+
+  /**
+   * Moves up to {@code limit} PUBLISHED rows older than {@code age} to twinbox_outbox_archive; the
+   * caller's transaction makes the batch all or nothing. Returns the rows moved.
+   */
+  public int archivePublished(Connection c, Duration age, int limit) throws SQLException {
+    if (archive == null) {
+      throw new UnsupportedOperationException("this dialect has no outbox archive");
+    }
+    if (archive.move() != null) {
+      return purge(c, archive.move(), age, limit);
+    }
+    List<Long> positions = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(archive.lock())) {
+      ps.setLong(1, age.toMillis());
+      ps.setInt(2, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          positions.add(rs.getLong(1));
+        }
+      }
+    }
+    if (positions.isEmpty()) {
+      return 0;
+    }
+    String in = " WHERE position IN (" + "?,".repeat(positions.size() - 1) + "?)";
+    int copied = byPositions(c, "INSERT INTO twinbox_outbox_archive (" + ARCHIVE_COLUMNS + ") SELECT "
+        + ARCHIVE_COLUMNS + " FROM twinbox_outbox" + in, positions);
+    int deleted = byPositions(c, "DELETE FROM twinbox_outbox" + in, positions);
+    if (copied != deleted) {
+      throw new SQLException("archive batch copied " + copied + " rows but deleted " + deleted + "; rolled back");
+    }
+    return deleted;
+  }
+
+  private static int byPositions(Connection c, String sql, List<Long> positions) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < positions.size(); i++) {
+        ps.setLong(i + 1, positions.get(i));
+      }
+      return ps.executeUpdate();
+    }
+  }
+
+  /** Rows in twinbox_outbox_archive. */
+  public long countArchived(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM twinbox_outbox_archive");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** Archived rows of one aggregate in sequence order (every aggregate when {@code aggregateType} is null). */
+  public List<StoredEvent> archived(Connection c, String aggregateType, String aggregateId, int limit)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + """
+
+          FROM twinbox_outbox_archive
+         WHERE (? IS NULL OR aggregate_type = ?) AND (? IS NULL OR aggregate_id = ?)
+         ORDER BY aggregate_type, aggregate_id, sequence, position
+         LIMIT ?""")) {
+      ps.setString(1, aggregateType);
+      ps.setString(2, aggregateType);
+      ps.setString(3, aggregateId);
+      ps.setString(4, aggregateId);
+      ps.setInt(5, limit);
+      return events(ps);
+    }
   }
 
   public int purgeSuppliedIds(Connection c, Duration age, int limit) throws SQLException {

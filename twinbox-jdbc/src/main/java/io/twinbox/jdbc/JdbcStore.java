@@ -8,6 +8,7 @@ import io.twinbox.OutboxStatus;
 import io.twinbox.StoreException;
 import io.twinbox.StoredEvent;
 import io.twinbox.jdbc.internal.Migrator;
+import io.twinbox.jdbc.internal.PartitionSql;
 import io.twinbox.jdbc.internal.Transactions;
 import io.twinbox.jdbc.internal.wal.PostgresChangeFeeds;
 import io.twinbox.jdbc.internal.wal.ReplicationLogin;
@@ -36,8 +37,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The JDBC {@link OutboxStore}. Writes go through the caller's connection; the relay's work takes
@@ -59,15 +63,27 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
   /** Partitions in the schema shipped with this version (the lease table holds one row each). */
   public static final int PARTITIONS = 64;
 
+  /** How often a relay's heartbeat also creates outbox partitions ahead (partitioned outbox only). */
+  public static final Duration PARTITION_MAINTENANCE_EVERY = Duration.ofMinutes(1);
+
+  private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
+
   private final DataSource dataSource;
   private final SqlDialect dialect;
   private final PostgresChangeFeeds feeds;
+  private final PartitionLayout partitionLayout;
+  private final AtomicLong nextMaintenance = new AtomicLong(System.nanoTime());
+  private volatile Duration maintenanceEvery = PARTITION_MAINTENANCE_EVERY;
 
-  private JdbcStore(DataSource dataSource, SqlDialect dialect, ReplicationLogin login) {
+  private JdbcStore(DataSource dataSource, SqlDialect dialect, ReplicationLogin login, PartitionLayout layout) {
     this.dataSource = dataSource;
     this.dialect = dialect;
+    this.partitionLayout = layout;
     this.feeds = dialect instanceof PostgresDialect ? new PostgresChangeFeeds(dataSource, login, PARTITIONS) : null;
   }
+
+  /** The partition interval and how many partitions are kept ahead. */
+  private record PartitionLayout(Duration interval, int ahead) {}
 
   public static Builder builder(DataSource dataSource) {
     return new Builder(dataSource);
@@ -88,7 +104,129 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
    * call from several instances at once (a database lock serialises them) and again later.
    */
   public void migrate() {
-    run("migrate the schema", c -> Migrator.migrate(c, dialect));
+    if (partitionLayout == null) {
+      run("migrate the schema", c -> Migrator.migrate(c, dialect));
+      return;
+    }
+    SqlDialect.PartitionedOutbox p = dialect.partitionedOutbox().orElseThrow();
+    run("migrate the schema (partitioned outbox)", c -> {
+      Migrator.migrate(c, dialect, p.scripts());
+      p.sql().setLayout(c, partitionLayout.interval(), partitionLayout.ahead());
+    });
+    maintainPartitions();
+  }
+
+  /**
+   * True when {@code twinbox_outbox} is partitioned by time (schema script {@code
+   * partitioned/P1__outbox_by_time.sql}, see {@link Builder#partitionedOutbox()}), whichever store or
+   * tool migrated it.
+   */
+  public boolean outboxPartitioned() {
+    Optional<SqlDialect.PartitionedOutbox> p = dialect.partitionedOutbox();
+    return p.isPresent() && inTransaction("check the outbox's partitioning", c -> p.get().sql().partitioned(c));
+  }
+
+  /**
+   * Creates the outbox partitions that cover now up to the configured number of intervals ahead,
+   * so that a write never lands in the DEFAULT partition; returns how many it created. Relays do
+   * this on their heartbeat about every {@link #PARTITION_MAINTENANCE_EVERY}; call it from a
+   * maintenance task where no relay runs. Waits at most 500 ms for the outbox's lock (creating a
+   * partition takes it briefly) and then gives up until the next call. Does nothing (0) on an
+   * outbox that is not partitioned.
+   */
+  public int maintainPartitions() {
+    Optional<SqlDialect.PartitionedOutbox> p = dialect.partitionedOutbox();
+    if (p.isEmpty()) {
+      return 0;
+    }
+    try {
+      return inTransaction("create outbox partitions", c -> {
+        if (!p.get().sql().partitioned(c)) {
+          return 0;
+        }
+        int made = p.get().sql().createAhead(c);
+        long[] layout = p.get().sql().layout(c);
+        maintenanceEvery = maintenanceEvery(Duration.ofSeconds(layout[0]), (int) layout[1]);
+        return made;
+      });
+    } catch (StoreException e) {
+      if (LOCK_NOT_AVAILABLE.equals(Transactions.sqlState(e))) {
+        log.info("the outbox was busy for {} ms; its partitions are created at the next maintenance",
+            PartitionSql.LOCK_WAIT.toMillis());
+        return 0;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * At most {@link #PARTITION_MAINTENANCE_EVERY}, and at most half the time the partitions ahead
+   * cover, so that a missed run or two still leave a partition for every write.
+   */
+  private static Duration maintenanceEvery(Duration interval, int ahead) {
+    Duration half = interval.multipliedBy(ahead).dividedBy(2);
+    return half.compareTo(PARTITION_MAINTENANCE_EVERY) < 0 ? half : PARTITION_MAINTENANCE_EVERY;
+  }
+
+  private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+  /**
+   * Drops the outbox partitions whose whole time range ended more than {@code age} ago and that hold
+   * PUBLISHED rows only; returns the rows they held. A partition holding any PENDING or FAILED row
+   * (or a pending dead letter) is kept, checked under the outbox's exclusive lock so that no row
+   * changes meanwhile. Each partition goes in its own short transaction that waits at most 500 ms
+   * for that lock; a busy outbox leaves the partition for the next call.
+   *
+   * @throws IllegalStateException when the outbox is not partitioned
+   */
+  public long dropPublishedPartitions(Duration age) {
+    Objects.requireNonNull(age, "age cannot be null");
+    PartitionSql sql = dialect.partitionedOutbox().map(SqlDialect.PartitionedOutbox::sql).orElseThrow(
+        () -> new IllegalStateException(dialect.partitionedOutboxUnsupported().orElseThrow()));
+    List<String> old = inTransaction("list old outbox partitions", c -> {
+      if (!sql.partitioned(c)) {
+        throw new IllegalStateException("twinbox_outbox is not partitioned (see JdbcStore.Builder.partitionedOutbox)");
+      }
+      return sql.older(c, age);
+    });
+    long removed = 0;
+    for (String partition : old) {
+      long rows = inTransaction("count an outbox partition's rows", c -> sql.rows(c, partition));
+      PartitionSql.Drop result;
+      try {
+        result = inTransaction("drop an outbox partition", c -> sql.dropIfPublished(c, partition, age));
+      } catch (StoreException e) {
+        if (LOCK_NOT_AVAILABLE.equals(Transactions.sqlState(e))) {
+          log.info("the outbox was busy for {} ms; partition {} is dropped at a later run",
+              PartitionSql.LOCK_WAIT.toMillis(), partition);
+          continue;
+        }
+        throw e;
+      }
+      if (result == PartitionSql.Drop.DROPPED) {
+        removed += rows;
+        log.info("dropped outbox partition {} ({} published rows)", partition, rows);
+      } else if (result == PartitionSql.Drop.HOLDS_UNPUBLISHED) {
+        log.info("kept outbox partition {}: it holds PENDING or FAILED rows", partition);
+      }
+    }
+    return removed;
+  }
+
+  /** Runs {@link #maintainPartitions()} when due, from a relay's heartbeat; never fails the heartbeat. */
+  private void maintainPartitionsIfDue() {
+    long now = System.nanoTime();
+    long due = nextMaintenance.get();
+    if (dialect.partitionedOutbox().isEmpty() || now - due < 0
+        || !nextMaintenance.compareAndSet(due, now + maintenanceEvery.toNanos())) {
+      return;
+    }
+    try {
+      maintainPartitions();
+    } catch (RuntimeException e) {
+      log.warn("could not create outbox partitions ahead (the DEFAULT partition takes writes meanwhile): {}",
+          e.getMessage());
+    }
   }
 
   /**
@@ -151,7 +289,9 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
 
   @Override
   public int heartbeat(String nodeId, Duration ttl) {
-    return inTransaction("record the relay heartbeat", c -> dialect.heartbeat(c, nodeId, ttl));
+    int live = inTransaction("record the relay heartbeat", c -> dialect.heartbeat(c, nodeId, ttl));
+    maintainPartitionsIfDue();
+    return live;
   }
 
   @Override
@@ -161,7 +301,9 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
 
   @Override
   public int heartbeat(String nodeId, String instance, Duration ttl) {
-    return inTransaction("record the relay heartbeat", c -> dialect.heartbeat(c, nodeId, instance, ttl));
+    int live = inTransaction("record the relay heartbeat", c -> dialect.heartbeat(c, nodeId, instance, ttl));
+    maintainPartitionsIfDue();
+    return live;
   }
 
   @Override
@@ -258,8 +400,17 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
     return inTransaction("skip failed events", c -> dialect.admin().skip(c, selector));
   }
 
+  /**
+   * On a partitioned outbox ({@link #outboxPartitioned()}) this is {@link
+   * #dropPublishedPartitions(Duration)}: whole partitions go, never single rows, so {@code limit} does
+   * not apply and the count returned (capped at {@code Integer.MAX_VALUE}) may exceed it; PUBLISHED
+   * rows in a partition that is not wholly older than {@code age} stay until it is.
+   */
   @Override
   public int purgePublished(Duration age, int limit) {
+    if (outboxPartitioned()) {
+      return (int) Math.min(Integer.MAX_VALUE, dropPublishedPartitions(age));
+    }
     return inTransaction("purge published events", c -> dialect.admin().purgePublished(c, age, limit));
   }
 
@@ -373,6 +524,7 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
     private final DataSource dataSource;
     private SqlDialect dialect;
     private ReplicationLogin login = ReplicationLogin.fromDataSource();
+    private PartitionLayout partitionLayout;
 
     Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource cannot be null");
@@ -400,6 +552,34 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
     }
 
     /**
+     * Opts in to the outbox partitioned by time, one partition a day with 3 created ahead: {@link
+     * #migrate()} then converts {@code twinbox_outbox} (schema script {@code
+     * partitioned/P1__outbox_by_time.sql}, after the regular ones). PostgreSQL 13+ only. See
+     * docs/partitioned-outbox.md. Default: not partitioned.
+     */
+    public Builder partitionedOutbox() {
+      return partitionedOutbox(Duration.ofDays(1), 3);
+    }
+
+    /**
+     * As {@link #partitionedOutbox()}, with partitions of {@code interval} (whole seconds, at least
+     * one minute, aligned to multiples of it since the Unix epoch, UTC) and {@code ahead} of them
+     * (1 to 1000) created beyond the current one. {@link #migrate()} records both in the database,
+     * where every relay's maintenance reads them.
+     */
+    public Builder partitionedOutbox(Duration interval, int ahead) {
+      Objects.requireNonNull(interval, "partition interval cannot be null");
+      if (interval.compareTo(Duration.ofMinutes(1)) < 0 || interval.toNanos() % 1_000_000_000L != 0) {
+        throw new IllegalArgumentException("partition interval must be whole seconds and >= 1 minute, was " + interval);
+      }
+      if (ahead < 1 || ahead > 1000) {
+        throw new IllegalArgumentException("partitions ahead must be between 1 and 1000, was " + ahead);
+      }
+      this.partitionLayout = new PartitionLayout(interval, ahead);
+      return this;
+    }
+
+    /**
      * Connects once: detects the dialect unless one was given, and checks the server's version
      * (PostgreSQL 12+, MariaDB 10.6+), failing with a clear message otherwise.
      */
@@ -407,10 +587,24 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
       try (Connection c = dataSource.getConnection()) {
         SqlDialect d = dialect != null ? dialect : detect(c);
         d.checkVersion(c);
-        return new JdbcStore(dataSource, d, login);
+        if (partitionLayout != null) {
+          checkPartitionable(c, d);
+        }
+        return new JdbcStore(dataSource, d, login, partitionLayout);
       } catch (SQLException e) {
         throw new StoreException("could not connect to check the database (SQLSTATE " + Transactions.sqlState(e) + ")",
             e);
+      }
+    }
+
+    private static void checkPartitionable(Connection c, SqlDialect d) throws SQLException {
+      Optional<String> unsupported = d.partitionedOutboxUnsupported();
+      if (unsupported.isPresent()) {
+        throw new IllegalArgumentException("partitionedOutbox: " + unsupported.get());
+      }
+      if (c.getMetaData().getDatabaseMajorVersion() < 13) {
+        throw new IllegalArgumentException("partitionedOutbox needs PostgreSQL 13 or newer (row triggers on"
+            + " partitioned tables); this server is " + c.getMetaData().getDatabaseProductVersion());
       }
     }
 

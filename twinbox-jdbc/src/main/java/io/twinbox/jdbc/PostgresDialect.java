@@ -9,6 +9,7 @@ import io.twinbox.jdbc.internal.InboxOrderSql;
 import io.twinbox.jdbc.internal.InboxSql;
 import io.twinbox.jdbc.internal.NodeSql;
 import io.twinbox.jdbc.internal.ParkedSql;
+import io.twinbox.jdbc.internal.PartitionSql;
 import io.twinbox.jdbc.internal.PgErrors;
 import io.twinbox.jdbc.internal.PgNotifyListener;
 import io.twinbox.jdbc.internal.Rows;
@@ -281,6 +282,15 @@ public final class PostgresDialect implements SqlDialect {
     return List.of("V1__twinbox.sql", "V2__inbox.sql", "V3__commit_notifications_opt_in.sql",
         "V4__relay_node_instance.sql", "V5__outbox_hardening.sql", "V6__inbox_ordering.sql",
         "V7__parked_operations.sql", "V8__dead_letters.sql");
+  }
+
+  private static final PartitionedOutbox PARTITIONED = new PartitionedOutbox(
+      List.of("partitioned/P1__outbox_by_time.sql"), new PartitionSql());
+
+  /** PostgreSQL 13+: the outbox partitioned by time (see docs/partitioned-outbox.md). */
+  @Override
+  public Optional<PartitionedOutbox> partitionedOutbox() {
+    return Optional.of(PARTITIONED);
   }
 
   /**

@@ -110,8 +110,10 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
     }
     SqlDialect.PartitionedOutbox p = dialect.partitionedOutbox().orElseThrow();
     run("migrate the schema (partitioned outbox)", c -> {
-      Migrator.migrate(c, dialect, p.scripts());
+      // The layout table first, then the layout, then the conversion that cuts the first partitions.
+      Migrator.migrate(c, dialect, p.scripts().subList(0, 1));
       p.sql().setLayout(c, partitionLayout.interval(), partitionLayout.ahead());
+      Migrator.migrate(c, dialect, p.scripts());
     });
     maintainPartitions();
   }

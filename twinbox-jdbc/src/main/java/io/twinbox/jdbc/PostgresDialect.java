@@ -285,7 +285,7 @@ public final class PostgresDialect implements SqlDialect {
   }
 
   private static final PartitionedOutbox PARTITIONED = new PartitionedOutbox(
-      List.of("partitioned/P1__outbox_by_time.sql"), new PartitionSql());
+      List.of("partitioned/P0__outbox_partitioning.sql", "partitioned/P1__outbox_by_time.sql"), new PartitionSql());
 
   /** PostgreSQL 13+: the outbox partitioned by time (see docs/partitioned-outbox.md). */
   @Override

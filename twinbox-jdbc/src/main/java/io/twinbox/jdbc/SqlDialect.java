@@ -58,7 +58,8 @@ public interface SqlDialect {
   /**
    * What a dialect with a partitioned outbox supplies.
    *
-   * @param scripts the schema scripts that convert the outbox, relative to {@code db/<name>/}
+   * @param scripts the schema scripts that convert the outbox, relative to {@code db/<name>/}; the first
+   *     creates the layout table only (the layout is set between it and the rest)
    * @param sql its statements (is it partitioned, create ahead, drop old partitions)
    */
   record PartitionedOutbox(List<String> scripts, PartitionSql sql) {}

@@ -1,6 +1,6 @@
 -- Twinbox, opt-in: the outbox partitioned by time. PostgreSQL 13+ (row triggers on partitioned tables).
 -- Applied after the V*.sql scripts by JdbcStore.Builder.partitionedOutbox() + migrate() or
--- `twinbox migrate --partitioned`; Flyway/Liquibase users apply it after V8. Idempotent: on an
+-- `twinbox migrate --partitioned`; Flyway/Liquibase users apply it after V8 and P0__outbox_partitioning.sql. Idempotent: on an
 -- outbox that is partitioned already it changes nothing. See docs/partitioned-outbox.md.
 --
 -- twinbox_outbox becomes PARTITION BY RANGE (created_at), one partition per interval (a day by
@@ -25,16 +25,6 @@
 -- or purge a big outbox first). Positions are kept and the identity continues after the highest.
 -- Drop Twinbox's WAL slots before converting (their publication loses the old table); the WAL
 -- relay creates a publication with publish_via_partition_root = true afterwards.
-
--- How partitions are cut: interval_seconds (aligned to multiples since the Unix epoch, UTC) and how
--- many partitions ahead of the current one maintenance keeps. One row. JdbcStore and the CLI take
--- intervals of a minute or more; the table takes seconds so that tests can cross boundaries fast.
-CREATE TABLE IF NOT EXISTS twinbox_outbox_partitioning (
-  singleton        boolean PRIMARY KEY DEFAULT true CHECK (singleton),
-  interval_seconds bigint  NOT NULL DEFAULT 86400 CHECK (interval_seconds >= 1),
-  ahead            int     NOT NULL DEFAULT 3 CHECK (ahead BETWEEN 1 AND 1000)
-);
-INSERT INTO twinbox_outbox_partitioning DEFAULT VALUES ON CONFLICT (singleton) DO NOTHING;
 
 DO $$
 DECLARE

@@ -195,6 +195,7 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
     for (String partition : old) {
       long rows = inTransaction("count an outbox partition's rows", c -> sql.rows(c, partition));
       PartitionSql.Drop result;
+      long start = System.nanoTime();
       try {
         result = inTransaction("drop an outbox partition", c -> sql.dropIfPublished(c, partition, age));
       } catch (StoreException e) {
@@ -207,7 +208,8 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
       }
       if (result == PartitionSql.Drop.DROPPED) {
         removed += rows;
-        log.info("dropped outbox partition {} ({} published rows)", partition, rows);
+        log.info("dropped outbox partition {} ({} published rows) in a transaction of {} ms, lock wait included",
+            partition, rows, (System.nanoTime() - start) / 1_000_000);
       } else if (result == PartitionSql.Drop.HOLDS_UNPUBLISHED) {
         log.info("kept outbox partition {}: it holds PENDING or FAILED rows", partition);
       }

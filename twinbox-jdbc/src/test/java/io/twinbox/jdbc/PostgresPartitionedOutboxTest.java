@@ -328,7 +328,7 @@ class PostgresPartitionedOutboxTest {
   // ---------------------------------------------------------------------------------------------
 
   /** Partitions of {@code seconds}, 2 ahead, cut from now on (the day's partition stays). */
-  private static void shortPartitions(DataSource ds, JdbcStore store, int seconds) throws Exception {
+  static void shortPartitions(DataSource ds, JdbcStore store, int seconds) throws Exception {
     Sql.exec(ds, "UPDATE twinbox_outbox_partitioning SET interval_seconds = " + seconds + ", ahead = 2");
     // Drop the empty daily partitions ahead of today's and today's too (no row yet): cut anew.
     for (String p : Sql.rows(ds, "SELECT name FROM twinbox_outbox_partitions WHERE lower_bound IS NOT NULL")) {

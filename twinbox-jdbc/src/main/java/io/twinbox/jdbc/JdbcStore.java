@@ -57,6 +57,10 @@ import org.slf4j.LoggerFactory;
  * the outbox's inserts through a logical replication slot; {@link #walSlots()} and {@link
  * #dropWalSlot(String)} list and drop Twinbox's slots. On MariaDB the WAL relay is refused.
  *
+ * <p>On PostgreSQL 13+ the outbox may be partitioned by time ({@link Builder#partitionedOutbox()}):
+ * relays then create partitions ahead on their heartbeat, and {@link #purgePublished} drops whole
+ * partitions of PUBLISHED rows (see docs/partitioned-outbox.md).
+ *
  * <p>Thread-safe.
  */
 public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFeedStore {

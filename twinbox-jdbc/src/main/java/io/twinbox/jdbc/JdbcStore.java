@@ -8,7 +8,7 @@ import io.twinbox.OutboxStatus;
 import io.twinbox.StoreException;
 import io.twinbox.StoredEvent;
 import io.twinbox.jdbc.internal.Migrator;
-import io.twinbox.jdbc.internal.PartitionSql;
+import io.twinbox.jdbc.internal.PartitionMaintenance;
 import io.twinbox.jdbc.internal.Transactions;
 import io.twinbox.jdbc.internal.wal.PostgresChangeFeeds;
 import io.twinbox.jdbc.internal.wal.ReplicationLogin;
@@ -37,11 +37,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The JDBC {@link OutboxStore}. Writes go through the caller's connection; the relay's work takes
@@ -67,22 +64,21 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
   /** Partitions in the schema shipped with this version (the lease table holds one row each). */
   public static final int PARTITIONS = 64;
 
-  /** How often a relay's heartbeat also creates outbox partitions ahead (partitioned outbox only). */
-  public static final Duration PARTITION_MAINTENANCE_EVERY = Duration.ofMinutes(1);
-
-  private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
+  /** How often a relay's heartbeat also creates outbox partitions ahead at most (partitioned outbox only). */
+  public static final Duration PARTITION_MAINTENANCE_EVERY = PartitionMaintenance.EVERY;
 
   private final DataSource dataSource;
   private final SqlDialect dialect;
   private final PostgresChangeFeeds feeds;
   private final PartitionLayout partitionLayout;
-  private final AtomicLong nextMaintenance = new AtomicLong(System.nanoTime());
-  private volatile Duration maintenanceEvery = PARTITION_MAINTENANCE_EVERY;
+  private final PartitionMaintenance partitions;
 
   private JdbcStore(DataSource dataSource, SqlDialect dialect, ReplicationLogin login, PartitionLayout layout) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.partitionLayout = layout;
+    this.partitions = dialect.partitionedOutbox()
+        .map(p -> new PartitionMaintenance(p.sql(), this::inTransaction)).orElse(null);
     this.feeds = dialect instanceof PostgresDialect ? new PostgresChangeFeeds(dataSource, login, PARTITIONS) : null;
   }
 
@@ -128,53 +124,20 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
    * tool migrated it.
    */
   public boolean outboxPartitioned() {
-    Optional<SqlDialect.PartitionedOutbox> p = dialect.partitionedOutbox();
-    return p.isPresent() && inTransaction("check the outbox's partitioning", c -> p.get().sql().partitioned(c));
+    return partitions != null && partitions.partitioned();
   }
 
   /**
    * Creates the outbox partitions that cover now up to the configured number of intervals ahead,
    * so that a write never lands in the DEFAULT partition; returns how many it created. Relays do
-   * this on their heartbeat about every {@link #PARTITION_MAINTENANCE_EVERY}; call it from a
-   * maintenance task where no relay runs. Waits at most 500 ms for the outbox's lock (creating a
-   * partition takes it briefly) and then gives up until the next call. Does nothing (0) on an
-   * outbox that is not partitioned.
+   * this on their heartbeat every {@link #PARTITION_MAINTENANCE_EVERY}, or every half of the time
+   * the partitions ahead cover when that is shorter; call it from a maintenance task where no relay
+   * runs. Waits at most 500 ms for the outbox's lock (creating a partition takes it briefly) and
+   * then gives up until the next call. Does nothing (0) on an outbox that is not partitioned.
    */
   public int maintainPartitions() {
-    Optional<SqlDialect.PartitionedOutbox> p = dialect.partitionedOutbox();
-    if (p.isEmpty()) {
-      return 0;
-    }
-    try {
-      return inTransaction("create outbox partitions", c -> {
-        if (!p.get().sql().partitioned(c)) {
-          return 0;
-        }
-        int made = p.get().sql().createAhead(c);
-        long[] layout = p.get().sql().layout(c);
-        maintenanceEvery = maintenanceEvery(Duration.ofSeconds(layout[0]), (int) layout[1]);
-        return made;
-      });
-    } catch (StoreException e) {
-      if (LOCK_NOT_AVAILABLE.equals(Transactions.sqlState(e))) {
-        log.info("the outbox was busy for {} ms; its partitions are created at the next maintenance",
-            PartitionSql.LOCK_WAIT.toMillis());
-        return 0;
-      }
-      throw e;
-    }
+    return partitions == null ? 0 : partitions.createAhead();
   }
-
-  /**
-   * At most {@link #PARTITION_MAINTENANCE_EVERY}, and at most half the time the partitions ahead
-   * cover, so that a missed run or two still leave a partition for every write.
-   */
-  private static Duration maintenanceEvery(Duration interval, int ahead) {
-    Duration half = interval.multipliedBy(ahead).dividedBy(2);
-    return half.compareTo(PARTITION_MAINTENANCE_EVERY) < 0 ? half : PARTITION_MAINTENANCE_EVERY;
-  }
-
-  private static final String LOCK_NOT_AVAILABLE = "55P03";
 
   /**
    * Drops the outbox partitions whose whole time range ended more than {@code age} ago and that hold
@@ -187,54 +150,10 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
    */
   public long dropPublishedPartitions(Duration age) {
     Objects.requireNonNull(age, "age cannot be null");
-    PartitionSql sql = dialect.partitionedOutbox().map(SqlDialect.PartitionedOutbox::sql).orElseThrow(
-        () -> new IllegalStateException(dialect.partitionedOutboxUnsupported().orElseThrow()));
-    List<String> old = inTransaction("list old outbox partitions", c -> {
-      if (!sql.partitioned(c)) {
-        throw new IllegalStateException("twinbox_outbox is not partitioned (see JdbcStore.Builder.partitionedOutbox)");
-      }
-      return sql.older(c, age);
-    });
-    long removed = 0;
-    for (String partition : old) {
-      long rows = inTransaction("count an outbox partition's rows", c -> sql.rows(c, partition));
-      PartitionSql.Drop result;
-      long start = System.nanoTime();
-      try {
-        result = inTransaction("drop an outbox partition", c -> sql.dropIfPublished(c, partition, age));
-      } catch (StoreException e) {
-        if (LOCK_NOT_AVAILABLE.equals(Transactions.sqlState(e))) {
-          log.info("the outbox was busy for {} ms; partition {} is dropped at a later run",
-              PartitionSql.LOCK_WAIT.toMillis(), partition);
-          continue;
-        }
-        throw e;
-      }
-      if (result == PartitionSql.Drop.DROPPED) {
-        removed += rows;
-        log.info("dropped outbox partition {} ({} published rows) in a transaction of {} ms, lock wait included",
-            partition, rows, (System.nanoTime() - start) / 1_000_000);
-      } else if (result == PartitionSql.Drop.HOLDS_UNPUBLISHED) {
-        log.info("kept outbox partition {}: it holds PENDING or FAILED rows", partition);
-      }
+    if (partitions == null) {
+      throw new IllegalStateException(dialect.partitionedOutboxUnsupported().orElseThrow());
     }
-    return removed;
-  }
-
-  /** Runs {@link #maintainPartitions()} when due, from a relay's heartbeat; never fails the heartbeat. */
-  private void maintainPartitionsIfDue() {
-    long now = System.nanoTime();
-    long due = nextMaintenance.get();
-    if (dialect.partitionedOutbox().isEmpty() || now - due < 0
-        || !nextMaintenance.compareAndSet(due, now + maintenanceEvery.toNanos())) {
-      return;
-    }
-    try {
-      maintainPartitions();
-    } catch (RuntimeException e) {
-      log.warn("could not create outbox partitions ahead (the DEFAULT partition takes writes meanwhile): {}",
-          e.getMessage());
-    }
+    return partitions.dropPublished(age);
   }
 
   /**
@@ -298,7 +217,9 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
   @Override
   public int heartbeat(String nodeId, Duration ttl) {
     int live = inTransaction("record the relay heartbeat", c -> dialect.heartbeat(c, nodeId, ttl));
-    maintainPartitionsIfDue();
+    if (partitions != null) {
+      partitions.createAheadIfDue();
+    }
     return live;
   }
 
@@ -310,7 +231,9 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
   @Override
   public int heartbeat(String nodeId, String instance, Duration ttl) {
     int live = inTransaction("record the relay heartbeat", c -> dialect.heartbeat(c, nodeId, instance, ttl));
-    maintainPartitionsIfDue();
+    if (partitions != null) {
+      partitions.createAheadIfDue();
+    }
     return live;
   }
 

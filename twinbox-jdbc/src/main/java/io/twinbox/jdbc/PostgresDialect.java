@@ -331,7 +331,13 @@ public final class PostgresDialect implements SqlDialect {
     SchemaCheck.verify(c, VERIFY, partitions);
   }
 
-  private static final String RECORD_SUPPLIED_ID = "INSERT INTO twinbox_supplied_id (id) VALUES (?)";
+  /**
+   * Records a caller-chosen id unless an outbox row has it already (0 rows: a reuse). The probe
+   * matters on a partitioned outbox, which has no unique index on {@code id}: an id the writer
+   * generated earlier is not in the ledger, yet must not be reused while its row is kept.
+   */
+  private static final String RECORD_SUPPLIED_ID = """
+      INSERT INTO twinbox_supplied_id (id) SELECT ? WHERE NOT EXISTS (SELECT 1 FROM twinbox_outbox WHERE id = ?)""";
 
   @Override
   public void append(Connection c, List<PreparedEvent> events) throws SQLException {
@@ -385,14 +391,31 @@ public final class PostgresDialect implements SqlDialect {
       return;
     }
     try (PreparedStatement ps = c.prepareStatement(RECORD_SUPPLIED_ID)) {
+      if (supplied.size() == 1) {
+        ps.setObject(1, supplied.get(0).id());
+        ps.setObject(2, supplied.get(0).id());
+        if (ps.executeUpdate() == 0) {
+          throw inOutbox(supplied.get(0));
+        }
+        return;
+      }
       for (PreparedEvent e : supplied) {
         ps.setObject(1, e.id());
-        addOrRun(ps, supplied.size());
+        ps.setObject(2, e.id());
+        ps.addBatch();
       }
-      if (supplied.size() > 1) {
-        ps.executeBatch();
+      int[] counts = ps.executeBatch();
+      for (int i = 0; i < counts.length; i++) {
+        if (counts[i] == 0) {
+          throw inOutbox(supplied.get(i));
+        }
       }
     }
+  }
+
+  /** As the server reports a unique violation (23505), naming the id. */
+  private static SQLException inOutbox(PreparedEvent e) {
+    return new SQLException("duplicate key value: message id " + e.id() + " is already in twinbox_outbox", "23505");
   }
 
   private static void addOrRun(PreparedStatement ps, int count) throws SQLException {

@@ -15,8 +15,10 @@
 --     as follows: generated ids are UUIDv7 (48-bit milliseconds + 74 random bits) from the Java writer
 --     or twinbox_uuid_v7(); a caller-chosen id is first inserted into twinbox_supplied_id, whose
 --     primary key refuses a reused id (23505 on twinbox_supplied_id_pkey), both on the Java path and
---     on the plain-SQL path (V5's trigger). Keep the supplied-id retention at least as long as the
---     outbox retention. id keeps a plain (non-unique) index for lookups.
+--     on the plain-SQL path (V5's trigger); and a supplied id that an outbox row already has (one
+--     the writer generated) is refused too, by the Java writer's ledger insert and by the trigger
+--     twinbox_outbox_id_unused below (probing the plain index on id). Keep the supplied-id retention
+--     at least as long as the outbox retention.
 --   - Every other index is partitioned alike: each partition has its own partial pending index, so
 --     the claim walks small indexes however much history there is.
 --
@@ -25,6 +27,18 @@
 -- or purge a big outbox first). Positions are kept and the identity continues after the highest.
 -- Drop Twinbox's WAL slots before converting (their publication loses the old table); the WAL
 -- relay creates a publication with publish_via_partition_root = true afterwards.
+
+-- Without a unique index on id, an id the writer generated earlier is not in the supplied-id ledger:
+-- a plain-SQL row that supplies it is refused here while the row that has it is kept (the Java
+-- writer checks the same in its ledger insert).
+CREATE OR REPLACE FUNCTION twinbox_outbox_id_unused() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM twinbox_outbox WHERE id = NEW.id) THEN
+    RAISE EXCEPTION 'duplicate key value: message id % is already in twinbox_outbox', NEW.id
+      USING ERRCODE = 'unique_violation', CONSTRAINT = 'twinbox_outbox_id';
+  END IF;
+  RETURN NEW;
+END $$;
 
 DO $$
 DECLARE
@@ -76,6 +90,9 @@ BEGIN
   CREATE INDEX twinbox_outbox_published ON twinbox_outbox (published_at) WHERE status = 'PUBLISHED';
   CREATE INDEX twinbox_outbox_dead_letter ON twinbox_outbox (position) WHERE dead_letter = 'PENDING';
 
+  -- Fires before twinbox_outbox_plain_sql (BEFORE triggers fire in name order).
+  CREATE TRIGGER twinbox_outbox_id_unused BEFORE INSERT ON twinbox_outbox
+    FOR EACH ROW WHEN (NEW.id IS NOT NULL AND NEW.sequence IS NULL) EXECUTE FUNCTION twinbox_outbox_id_unused();
   CREATE TRIGGER twinbox_outbox_plain_sql BEFORE INSERT ON twinbox_outbox
     FOR EACH ROW WHEN (NEW.sequence IS NULL OR NEW.id IS NULL) EXECUTE FUNCTION twinbox_plain_sql_row();
   CREATE TRIGGER twinbox_outbox_notify AFTER INSERT ON twinbox_outbox

@@ -115,6 +115,33 @@ class PostgresPartitionedOutboxTest {
   }
 
   /**
+   * An id the writer generated is not in the ledger; supplied later while its row is kept (MARK), it
+   * is refused all the same, on the Java path (alone or in a batch) and on the plain-SQL path.
+   */
+  @Test
+  void aGeneratedIdSuppliedAgainIsRefusedWhileItsRowIsKept() throws Exception {
+    try (JdbcFixture f = JdbcFixture.postgresPartitioned()) {
+      DataSource ds = f.dataSource();
+      Outbox outbox = Outbox.builder(f.store()).build();
+      UUID generated = write(ds, outbox, OutboxEvent.builder("T", 1).aggregate("Order", "o-1").payload("{}").build());
+      assertThatThrownBy(() -> write(ds, outbox, OutboxEvent.builder("T", 1).id(generated).aggregate("Order", "o-2")
+          .payload("{}").build())).isInstanceOfSatisfying(DuplicateMessageIdException.class,
+              e -> assertThat(e.messageId()).isEqualTo(generated));
+      try (Connection c = ds.getConnection()) {
+        c.setAutoCommit(false);
+        assertThatThrownBy(() -> outbox.writeAll(c, List.of(
+            OutboxEvent.builder("T", 1).id(UUID.randomUUID()).aggregate("Order", "o-3").payload("{}").build(),
+            OutboxEvent.builder("T", 1).id(generated).aggregate("Order", "o-3").payload("{}").build())))
+            .isInstanceOfSatisfying(DuplicateMessageIdException.class, e -> assertThat(e.messageId()).isEqualTo(generated));
+        c.rollback();
+      }
+      assertThatThrownBy(() -> Sql.exec(ds, "INSERT INTO twinbox_outbox (id, aggregate_type, type, version, payload)"
+          + " VALUES ('" + generated + "', 'Audit', 'T', 1, '{}')")).hasMessageContaining("already in twinbox_outbox");
+      assertThat(f.outboxRows()).hasSize(1);
+    }
+  }
+
+  /**
    * Writers and a relay run across several partition boundaries: the relay's heartbeat creates the
    * partitions ahead (the DEFAULT partition refuses every row meanwhile, so a write without its
    * partition would fail the writer), and every committed event is published, per aggregate in order.

@@ -329,6 +329,11 @@ public final class Retention implements AutoCloseable {
         throw new InboxRetentionTooShortException(RetentionSettings.INBOX_AGE.name(), inboxAge,
             RetentionSettings.REDELIVERY_HORIZON.name(), redeliveryHorizon);
       }
+      if (archive && outbox != null && !outbox.hasArchive()) {
+        throw new IllegalArgumentException(RetentionSettings.ARCHIVE.name() + " is on, but "
+            + outbox.getClass().getSimpleName() + " has no archive (a partitioned outbox keeps detached partitions"
+            + " instead; other stores need the archive migration): turn " + RetentionSettings.ARCHIVE.name() + " off");
+      }
       return new Retention(this);
     }
   }

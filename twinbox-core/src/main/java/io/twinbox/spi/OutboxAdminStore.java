@@ -53,7 +53,12 @@ public interface OutboxAdminStore {
   /** Removes FAILED rows without publishing them, unblocking their aggregates. Returns the rows. */
   int skip(EventSelector selector);
 
-  /** Deletes up to {@code limit} PUBLISHED rows older than {@code age} (MARK mode retention). */
+  /**
+   * Deletes up to {@code limit} PUBLISHED rows older than {@code age} (MARK mode retention) and
+   * returns how many. A store that keeps its outbox in time partitions may remove whole partitions
+   * instead (all older than {@code age}, holding PUBLISHED rows only): then the count may exceed
+   * {@code limit}, and rows of a partition not wholly older than {@code age} stay until it is.
+   */
   int purgePublished(Duration age, int limit);
 
   /**
@@ -64,6 +69,11 @@ public interface OutboxAdminStore {
    */
   default int archivePublished(Duration age, int limit) {
     throw new UnsupportedOperationException(getClass().getSimpleName() + " has no archive");
+  }
+
+  /** Whether {@link #archivePublished} works; retention refuses archive mode otherwise. Default: false. */
+  default boolean hasArchive() {
+    return false;
   }
 
   /** How many rows the archive holds. Default: unsupported, for stores without an archive. */

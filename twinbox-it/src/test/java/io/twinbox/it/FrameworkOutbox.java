@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
  */
 final class FrameworkOutbox implements AutoCloseable {
   final TestDb db = TestDb.create();
-  final JdbcStore store = JdbcStore.builder(db.dataSource()).build();
+  final JdbcStore store = TestDb.store(db.dataSource());
   final Outbox outbox;
 
   FrameworkOutbox() {

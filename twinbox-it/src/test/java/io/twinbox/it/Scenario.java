@@ -1,6 +1,5 @@
 package io.twinbox.it;
 
-import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.kafka.KafkaPublisher;
 import io.twinbox.kafka.TopicRouter;
 import io.twinbox.testkit.CheckResult;
@@ -26,14 +25,15 @@ import java.util.stream.Collectors;
 /** What every scenario does the same way: servers, topics, the checker, the result line. */
 final class Scenario {
   /** Every result line is also appended here, so one file shows the whole run. */
-  static final Path RESULTS = Path.of("target", TestDb.MARIADB ? "it-results-mariadb.txt" : "it-results.txt");
+  static final Path RESULTS = Path.of("target", TestDb.MARIADB ? "it-results-mariadb.txt"
+      : TestDb.PARTITIONED ? "it-results-partitioned.txt" : "it-results.txt");
 
   private Scenario() {}
 
   /** A fresh database with the Twinbox schema and the writers' business table. */
   static TestDb migratedDatabase() throws Exception {
     TestDb db = TestDb.create();
-    JdbcStore.builder(db.dataSource()).build().migrate();
+    TestDb.store(db.dataSource()).migrate();
     Workload.createBusinessTable(db.dataSource());
     return db;
   }

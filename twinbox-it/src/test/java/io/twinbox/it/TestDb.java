@@ -10,11 +10,14 @@ import javax.sql.DataSource;
  * The store the scenarios run on, chosen by {@code -Dtwinbox.it.store=postgresql|mariadb}
  * (default PostgreSQL): a fresh database of the testkit, and the few statements the tests run
  * themselves that differ between the two. {@code -Dtwinbox.it.scale} (default 1) scales event
- * counts, so a second store's run keeps the module's time in bounds.
+ * counts, so a second store's run keeps the module's time in bounds. {@code
+ * -Dtwinbox.it.partitioned=true} migrates the outbox partitioned by time (PostgreSQL).
  */
 final class TestDb implements AutoCloseable {
   static final String STORE = System.getProperty("twinbox.it.store", "postgresql").toLowerCase(Locale.ROOT);
   static final boolean MARIADB;
+  /** {@code -Dtwinbox.it.partitioned=true}: the scenarios run on the time-partitioned outbox (PostgreSQL). */
+  static final boolean PARTITIONED = Boolean.getBoolean("twinbox.it.partitioned");
 
   static {
     if (!STORE.equals("postgresql") && !STORE.equals("mariadb")) {
@@ -52,6 +55,12 @@ final class TestDb implements AutoCloseable {
   /** A database made elsewhere (a private PostgreSQL cluster); closing it closes {@code database}. */
   static TestDb of(AutoCloseable database, DataSource dataSource, String jdbcUrl, String user, String password) {
     return new TestDb(database, dataSource, jdbcUrl, user, password);
+  }
+
+  /** A store on {@code ds}, with the partitioned outbox when {@link #PARTITIONED}. */
+  static io.twinbox.jdbc.JdbcStore store(DataSource ds) {
+    io.twinbox.jdbc.JdbcStore.Builder b = io.twinbox.jdbc.JdbcStore.builder(ds);
+    return (PARTITIONED ? b.partitionedOutbox() : b).build();
   }
 
   /** {@code n} times {@code twinbox.it.scale}, at least {@code min}. */

@@ -2,7 +2,6 @@ package io.twinbox.it;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.testkit.LocalServers;
 import io.twinbox.testkit.PrivatePostgresCluster;
 import java.nio.file.Path;
@@ -54,7 +53,7 @@ final class WalCluster implements AutoCloseable {
     hc.setPoolName("wal-" + name);
     HikariDataSource ds = new HikariDataSource(hc);
     pools.add(ds);
-    JdbcStore.builder(ds).build().migrate();
+    TestDb.store(ds).migrate();
     Workload.createBusinessTable(ds);
     return TestDb.of(() -> {}, ds, cluster.jdbcUrl(name), PrivatePostgresCluster.USER, "");
   }

@@ -9,6 +9,7 @@ import io.twinbox.StoreException;
 import io.twinbox.StoredEvent;
 import io.twinbox.jdbc.internal.Migrator;
 import io.twinbox.jdbc.internal.SessionLocks;
+import io.twinbox.jdbc.internal.PartitionMaintenance;
 import io.twinbox.jdbc.internal.Transactions;
 import io.twinbox.jdbc.internal.wal.PostgresChangeFeeds;
 import io.twinbox.jdbc.internal.wal.ReplicationLogin;
@@ -55,23 +56,38 @@ import javax.sql.DataSource;
  * the outbox's inserts through a logical replication slot; {@link #walSlots()} and {@link
  * #dropWalSlot(String)} list and drop Twinbox's slots. On MariaDB the WAL relay is refused.
  *
+ * <p>On PostgreSQL 13+ the outbox may be partitioned by time ({@link Builder#partitionedOutbox()}):
+ * relays then create partitions ahead on their heartbeat, and {@link #purgePublished} drops whole
+ * partitions of PUBLISHED rows (see docs/partitioned-outbox.md).
+ *
  * <p>Thread-safe.
  */
 public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFeedStore, ExclusiveLock {
   /** Partitions in the schema shipped with this version (the lease table holds one row each). */
   public static final int PARTITIONS = 64;
 
+  /** How often a relay's heartbeat also creates outbox partitions ahead at most (partitioned outbox only). */
+  public static final Duration PARTITION_MAINTENANCE_EVERY = PartitionMaintenance.EVERY;
+
   private final DataSource dataSource;
   private final SqlDialect dialect;
   private final PostgresChangeFeeds feeds;
   private final SessionLocks locks;
+  private final PartitionLayout partitionLayout;
+  private final PartitionMaintenance partitions;
 
-  private JdbcStore(DataSource dataSource, SqlDialect dialect, ReplicationLogin login) {
+  private JdbcStore(DataSource dataSource, SqlDialect dialect, ReplicationLogin login, PartitionLayout layout) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.locks = new SessionLocks(dataSource, dialect);
+    this.partitionLayout = layout;
+    this.partitions = dialect.partitionedOutbox()
+        .map(p -> new PartitionMaintenance(p.sql(), this::inTransaction)).orElse(null);
     this.feeds = dialect instanceof PostgresDialect ? new PostgresChangeFeeds(dataSource, login, PARTITIONS) : null;
   }
+
+  /** The partition interval and how many partitions are kept ahead. */
+  private record PartitionLayout(Duration interval, int ahead) {}
 
   public static Builder builder(DataSource dataSource) {
     return new Builder(dataSource);
@@ -102,7 +118,56 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
    * call from several instances at once (a database lock serialises them) and again later.
    */
   public void migrate() {
-    run("migrate the schema", c -> Migrator.migrate(c, dialect));
+    if (partitionLayout == null) {
+      run("migrate the schema", c -> Migrator.migrate(c, dialect));
+      return;
+    }
+    SqlDialect.PartitionedOutbox p = dialect.partitionedOutbox().orElseThrow();
+    run("migrate the schema (partitioned outbox)", c -> {
+      // The layout table first, then the layout, then the conversion that cuts the first partitions.
+      Migrator.migrate(c, dialect, p.scripts().subList(0, 1));
+      p.sql().setLayout(c, partitionLayout.interval(), partitionLayout.ahead());
+      Migrator.migrate(c, dialect, p.scripts());
+    });
+    maintainPartitions();
+  }
+
+  /**
+   * True when {@code twinbox_outbox} is partitioned by time (schema script {@code
+   * partitioned/P1__outbox_by_time.sql}, see {@link Builder#partitionedOutbox()}), whichever store or
+   * tool migrated it.
+   */
+  public boolean outboxPartitioned() {
+    return partitions != null && partitions.partitioned();
+  }
+
+  /**
+   * Creates the outbox partitions that cover now up to the configured number of intervals ahead,
+   * so that a write never lands in the DEFAULT partition; returns how many it created. Relays do
+   * this on their heartbeat every {@link #PARTITION_MAINTENANCE_EVERY}, or every half of the time
+   * the partitions ahead cover when that is shorter; call it from a maintenance task where no relay
+   * runs. Waits at most 500 ms for the outbox's lock (creating a partition takes it briefly) and
+   * then gives up until the next call. Does nothing (0) on an outbox that is not partitioned.
+   */
+  public int maintainPartitions() {
+    return partitions == null ? 0 : partitions.createAhead();
+  }
+
+  /**
+   * Drops the outbox partitions whose whole time range ended more than {@code age} ago and that hold
+   * PUBLISHED rows only; returns the rows they held. A partition holding any PENDING or FAILED row
+   * (or a pending dead letter) is kept, checked under the outbox's exclusive lock so that no row
+   * changes meanwhile. Each partition goes in its own short transaction that waits at most 500 ms
+   * for that lock; a busy outbox leaves the partition for the next call.
+   *
+   * @throws IllegalStateException when the outbox is not partitioned
+   */
+  public long dropPublishedPartitions(Duration age) {
+    Objects.requireNonNull(age, "age cannot be null");
+    if (partitions == null) {
+      throw new IllegalStateException(dialect.partitionedOutboxUnsupported().orElseThrow());
+    }
+    return partitions.dropPublished(age);
   }
 
   /**
@@ -165,7 +230,11 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
 
   @Override
   public int heartbeat(String nodeId, Duration ttl) {
-    return inTransaction("record the relay heartbeat", c -> dialect.heartbeat(c, nodeId, ttl));
+    int live = inTransaction("record the relay heartbeat", c -> dialect.heartbeat(c, nodeId, ttl));
+    if (partitions != null) {
+      partitions.createAheadIfDue();
+    }
+    return live;
   }
 
   @Override
@@ -175,7 +244,11 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
 
   @Override
   public int heartbeat(String nodeId, String instance, Duration ttl) {
-    return inTransaction("record the relay heartbeat", c -> dialect.heartbeat(c, nodeId, instance, ttl));
+    int live = inTransaction("record the relay heartbeat", c -> dialect.heartbeat(c, nodeId, instance, ttl));
+    if (partitions != null) {
+      partitions.createAheadIfDue();
+    }
+    return live;
   }
 
   @Override
@@ -272,15 +345,34 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
     return inTransaction("skip failed events", c -> dialect.admin().skip(c, selector));
   }
 
+  /**
+   * On a partitioned outbox ({@link #outboxPartitioned()}) this is {@link
+   * #dropPublishedPartitions(Duration)}: whole partitions go, never single rows, so {@code limit} does
+   * not apply and the count returned (capped at {@code Integer.MAX_VALUE}) may exceed it; PUBLISHED
+   * rows in a partition that is not wholly older than {@code age} stay until it is.
+   */
   @Override
   public int purgePublished(Duration age, int limit) {
+    if (outboxPartitioned()) {
+      return (int) Math.min(Integer.MAX_VALUE, dropPublishedPartitions(age));
+    }
     return inTransaction("purge published events", c -> dialect.admin().purgePublished(c, age, limit));
   }
 
   /** Archive mode needs schema script {@code V9__outbox_archive} (PostgreSQL) / {@code V8__outbox_archive} (MariaDB). */
   @Override
   public int archivePublished(Duration age, int limit) {
+    if (outboxPartitioned()) {
+      throw new UnsupportedOperationException("a partitioned outbox has no archive table: its history leaves by"
+          + " partition (docs/partitioned-outbox.md)");
+    }
     return inTransaction("archive published events", c -> dialect.admin().archivePublished(c, age, limit));
+  }
+
+  /** True unless the outbox is partitioned by time; the archive table comes with V9 (PostgreSQL) / V8 (MariaDB). */
+  @Override
+  public boolean hasArchive() {
+    return !outboxPartitioned();
   }
 
   @Override
@@ -403,6 +495,7 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
     private final DataSource dataSource;
     private SqlDialect dialect;
     private ReplicationLogin login = ReplicationLogin.fromDataSource();
+    private PartitionLayout partitionLayout;
 
     Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource cannot be null");
@@ -430,6 +523,34 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
     }
 
     /**
+     * Opts in to the outbox partitioned by time, one partition a day with 3 created ahead: {@link
+     * #migrate()} then converts {@code twinbox_outbox} (schema script {@code
+     * partitioned/P1__outbox_by_time.sql}, after the regular ones). PostgreSQL 13+ only. See
+     * docs/partitioned-outbox.md. Default: not partitioned.
+     */
+    public Builder partitionedOutbox() {
+      return partitionedOutbox(Duration.ofDays(1), 3);
+    }
+
+    /**
+     * As {@link #partitionedOutbox()}, with partitions of {@code interval} (whole seconds, at least
+     * one minute, aligned to multiples of it since the Unix epoch, UTC) and {@code ahead} of them
+     * (1 to 1000) created beyond the current one. {@link #migrate()} records both in the database,
+     * where every relay's maintenance reads them.
+     */
+    public Builder partitionedOutbox(Duration interval, int ahead) {
+      Objects.requireNonNull(interval, "partition interval cannot be null");
+      if (interval.compareTo(Duration.ofMinutes(1)) < 0 || interval.toNanos() % 1_000_000_000L != 0) {
+        throw new IllegalArgumentException("partition interval must be whole seconds and >= 1 minute, was " + interval);
+      }
+      if (ahead < 1 || ahead > 1000) {
+        throw new IllegalArgumentException("partitions ahead must be between 1 and 1000, was " + ahead);
+      }
+      this.partitionLayout = new PartitionLayout(interval, ahead);
+      return this;
+    }
+
+    /**
      * Connects once: detects the dialect unless one was given, and checks the server's version
      * (PostgreSQL 12+, MariaDB 10.6+), failing with a clear message otherwise.
      */
@@ -437,10 +558,24 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
       try (Connection c = dataSource.getConnection()) {
         SqlDialect d = dialect != null ? dialect : detect(c);
         d.checkVersion(c);
-        return new JdbcStore(dataSource, d, login);
+        if (partitionLayout != null) {
+          checkPartitionable(c, d);
+        }
+        return new JdbcStore(dataSource, d, login, partitionLayout);
       } catch (SQLException e) {
         throw new StoreException("could not connect to check the database (SQLSTATE " + Transactions.sqlState(e) + ")",
             e);
+      }
+    }
+
+    private static void checkPartitionable(Connection c, SqlDialect d) throws SQLException {
+      Optional<String> unsupported = d.partitionedOutboxUnsupported();
+      if (unsupported.isPresent()) {
+        throw new IllegalArgumentException("partitionedOutbox: " + unsupported.get());
+      }
+      if (c.getMetaData().getDatabaseMajorVersion() < 13) {
+        throw new IllegalArgumentException("partitionedOutbox needs PostgreSQL 13 or newer (row triggers on"
+            + " partitioned tables); this server is " + c.getMetaData().getDatabaseProductVersion());
       }
     }
 

@@ -304,6 +304,21 @@ public final class MariaDbDialect implements SqlDialect {
   }
 
   /**
+   * MariaDB has no partitioned outbox: every unique key of a partitioned table must include the
+   * partitioning column (our primary key on {@code position} and unique key on {@code id}), RANGE
+   * partitioning has no DEFAULT partition (a write of a time no partition covers fails), and adding
+   * or dropping a partition takes an exclusive metadata lock on the whole table. See
+   * docs/partitioned-outbox.md, "MariaDB".
+   */
+  @Override
+  public Optional<String> partitionedOutboxUnsupported() {
+    return Optional.of("MariaDB has no partitioned outbox: its partitioning requires every unique key (the outbox's"
+        + " primary key on position and unique key on id) to include the partitioning column, has no DEFAULT"
+        + " partition for RANGE, and locks the whole table to add or drop a partition"
+        + " (see docs/partitioned-outbox.md, \"MariaDB\")");
+  }
+
+  /**
    * A relay frozen inside one of its transactions (SIGSTOP, a long GC pause, a stalled host) would
    * keep its lease rows locked, and a successor's {@code SKIP LOCKED} acquire would skip them for as
    * long as the freeze lasts. The server ends a connection idle for 2 s inside a transaction

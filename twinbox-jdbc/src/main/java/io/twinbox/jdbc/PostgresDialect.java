@@ -9,6 +9,7 @@ import io.twinbox.jdbc.internal.InboxOrderSql;
 import io.twinbox.jdbc.internal.InboxSql;
 import io.twinbox.jdbc.internal.NodeSql;
 import io.twinbox.jdbc.internal.ParkedSql;
+import io.twinbox.jdbc.internal.PartitionSql;
 import io.twinbox.jdbc.internal.PgErrors;
 import io.twinbox.jdbc.internal.PgNotifyListener;
 import io.twinbox.jdbc.internal.Rows;
@@ -290,6 +291,15 @@ public final class PostgresDialect implements SqlDialect {
         "V7__parked_operations.sql", "V8__dead_letters.sql", "V9__outbox_archive.sql");
   }
 
+  private static final PartitionedOutbox PARTITIONED = new PartitionedOutbox(
+      List.of("partitioned/P0__outbox_partitioning.sql", "partitioned/P1__outbox_by_time.sql"), new PartitionSql());
+
+  /** PostgreSQL 13+: the outbox partitioned by time (see docs/partitioned-outbox.md). */
+  @Override
+  public Optional<PartitionedOutbox> partitionedOutbox() {
+    return Optional.of(PARTITIONED);
+  }
+
   /**
    * A relay frozen inside one of its transactions (SIGSTOP, a long GC pause, a stalled host) would
    * keep its lease rows locked, and a successor's {@code SKIP LOCKED} acquire would skip them for as
@@ -344,7 +354,13 @@ public final class PostgresDialect implements SqlDialect {
     SchemaCheck.verify(c, VERIFY, partitions);
   }
 
-  private static final String RECORD_SUPPLIED_ID = "INSERT INTO twinbox_supplied_id (id) VALUES (?)";
+  /**
+   * Records a caller-chosen id unless an outbox row has it already (0 rows: a reuse). The probe
+   * matters on a partitioned outbox, which has no unique index on {@code id}: an id the writer
+   * generated earlier is not in the ledger, yet must not be reused while its row is kept.
+   */
+  private static final String RECORD_SUPPLIED_ID = """
+      INSERT INTO twinbox_supplied_id (id) SELECT ? WHERE NOT EXISTS (SELECT 1 FROM twinbox_outbox WHERE id = ?)""";
 
   @Override
   public void append(Connection c, List<PreparedEvent> events) throws SQLException {
@@ -398,14 +414,31 @@ public final class PostgresDialect implements SqlDialect {
       return;
     }
     try (PreparedStatement ps = c.prepareStatement(RECORD_SUPPLIED_ID)) {
+      if (supplied.size() == 1) {
+        ps.setObject(1, supplied.get(0).id());
+        ps.setObject(2, supplied.get(0).id());
+        if (ps.executeUpdate() == 0) {
+          throw inOutbox(supplied.get(0));
+        }
+        return;
+      }
       for (PreparedEvent e : supplied) {
         ps.setObject(1, e.id());
-        addOrRun(ps, supplied.size());
+        ps.setObject(2, e.id());
+        ps.addBatch();
       }
-      if (supplied.size() > 1) {
-        ps.executeBatch();
+      int[] counts = ps.executeBatch();
+      for (int i = 0; i < counts.length; i++) {
+        if (counts[i] == 0) {
+          throw inOutbox(supplied.get(i));
+        }
       }
     }
+  }
+
+  /** As the server reports a unique violation (23505), naming the id. */
+  private static SQLException inOutbox(PreparedEvent e) {
+    return new SQLException("duplicate key value: message id " + e.id() + " is already in twinbox_outbox", "23505");
   }
 
   private static void addOrRun(PreparedStatement ps, int count) throws SQLException {

@@ -8,6 +8,7 @@ import io.twinbox.jdbc.internal.InboxOrderSql;
 import io.twinbox.jdbc.internal.InboxSql;
 import io.twinbox.jdbc.internal.NodeSql;
 import io.twinbox.jdbc.internal.ParkedSql;
+import io.twinbox.jdbc.internal.PartitionSql;
 import io.twinbox.spi.ClaimedRow;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
@@ -38,6 +39,30 @@ public interface SqlDialect {
 
   /** Schema scripts in the order they apply, relative to {@code db/<name>/}. */
   List<String> migrations();
+
+  /**
+   * The opt-in time-partitioned outbox: its schema scripts (relative to {@code db/<name>/}, applied
+   * after {@link #migrations()}) and statements. Empty when this database has none; then {@link
+   * #partitionedOutboxUnsupported()} says why (see docs/partitioned-outbox.md).
+   */
+  default Optional<PartitionedOutbox> partitionedOutbox() {
+    return Optional.empty();
+  }
+
+  /** Why this database has no partitioned outbox; empty when it has one. */
+  default Optional<String> partitionedOutboxUnsupported() {
+    return partitionedOutbox().isPresent() ? Optional.empty()
+        : Optional.of(name() + " has no partitioned outbox (see docs/partitioned-outbox.md)");
+  }
+
+  /**
+   * What a dialect with a partitioned outbox supplies.
+   *
+   * @param scripts the schema scripts that convert the outbox, relative to {@code db/<name>/}; the first
+   *     creates the layout table only (the layout is set between it and the rest)
+   * @param sql its statements (is it partitioned, create ahead, drop old partitions)
+   */
+  record PartitionedOutbox(List<String> scripts, PartitionSql sql) {}
 
   /**
    * Splits a schema script into the statements to execute one by one. Default: the whole script

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 
 /**
@@ -33,12 +34,17 @@ final class JdbcFixture implements StoreFixture, io.twinbox.testkit.contract.Sto
   private final JdbcStore unmigrated;
 
   private JdbcFixture(String name, AutoCloseable main, DataSource ds, AutoCloseable empty, DataSource emptyDs) {
+    this(name, main, ds, empty, emptyDs, b -> b);
+  }
+
+  private JdbcFixture(String name, AutoCloseable main, DataSource ds, AutoCloseable empty, DataSource emptyDs,
+      UnaryOperator<JdbcStore.Builder> options) {
     this.name = name;
     this.main = main;
     this.empty = empty;
     this.dataSource = ds;
     this.emptyDataSource = emptyDs;
-    this.store = JdbcStore.builder(ds).build();
+    this.store = options.apply(JdbcStore.builder(ds)).build();
     this.store.migrate();
     this.unmigrated = JdbcStore.builder(emptyDs).build();
     try {
@@ -52,6 +58,18 @@ final class JdbcFixture implements StoreFixture, io.twinbox.testkit.contract.Sto
     PostgresDatabase db = PostgresDatabase.create();
     PostgresDatabase empty = PostgresDatabase.create();
     return new JdbcFixture("PostgreSQL", db, db.dataSource(), empty, empty.dataSource());
+  }
+
+  /** PostgreSQL with the outbox partitioned by time (daily partitions, schema script P1). */
+  static JdbcFixture postgresPartitioned() {
+    PostgresDatabase db = PostgresDatabase.create();
+    PostgresDatabase empty = PostgresDatabase.create();
+    JdbcFixture f = new JdbcFixture("PostgreSQL (partitioned outbox)", db, db.dataSource(), empty, empty.dataSource(),
+        JdbcStore.Builder::partitionedOutbox);
+    if (!f.store.outboxPartitioned()) {
+      throw new IllegalStateException("the partitioned fixture's outbox is not partitioned");
+    }
+    return f;
   }
 
   static JdbcFixture mariadb() {

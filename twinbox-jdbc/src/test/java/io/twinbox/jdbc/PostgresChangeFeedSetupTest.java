@@ -87,7 +87,7 @@ class PostgresChangeFeedSetupTest {
         ChangeFeedException.class, e -> {
           assertThat(e.problem()).isEqualTo(Problem.PUBLICATION_MISSING);
           assertThat(e.getMessage()).contains("CREATE PUBLICATION twinbox_repl FOR TABLE \"public\".twinbox_outbox"
-              + " WITH (publish = 'insert')");
+              + " WITH (publish = 'insert', publish_via_partition_root = true)");
         });
     assertNothingCreated("twinbox_repl");
 

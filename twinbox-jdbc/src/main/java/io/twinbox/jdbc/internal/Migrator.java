@@ -10,7 +10,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,15 +33,20 @@ public final class Migrator {
   private Migrator() {}
 
   public static void migrate(Connection c, SqlDialect dialect) throws SQLException {
+    migrate(c, dialect, List.of());
+  }
+
+  /** As {@link #migrate(Connection, SqlDialect)}, then {@code optIn} scripts (relative to {@code db/<dialect>/}). */
+  public static void migrate(Connection c, SqlDialect dialect, List<String> optIn) throws SQLException {
     dialect.lockForMigration(c);
     try {
-      apply(c, dialect);
+      apply(c, dialect, optIn);
     } finally {
       dialect.unlockAfterMigration(c);
     }
   }
 
-  private static void apply(Connection c, SqlDialect dialect) throws SQLException {
+  private static void apply(Connection c, SqlDialect dialect, List<String> optIn) throws SQLException {
     try (Statement st = c.createStatement()) {
       st.execute(VERSION_TABLE);
     }
@@ -49,7 +56,9 @@ public final class Migrator {
         applied.add(rs.getString(1));
       }
     }
-    for (String script : dialect.migrations()) {
+    List<String> scripts = new ArrayList<>(dialect.migrations());
+    scripts.addAll(optIn);
+    for (String script : scripts) {
       if (applied.contains(script)) {
         continue;
       }

@@ -110,7 +110,7 @@ public final class PostgresChangeFeeds {
       return false;
     }
     try {
-      SQL.createPublication(c, name, s.schema());
+      SQL.createPublication(c, name, s.schema(), s.serverVersion());
       log.info("created publication {} for the inserts of {}.twinbox_outbox", name, s.schema());
       return true;
     } catch (SQLException e) {
@@ -122,7 +122,7 @@ public final class PostgresChangeFeeds {
       if ("42501".equals(state)) {
         throw new ChangeFeedException(Problem.PUBLICATION_MISSING, "publication " + name + " does not exist and role "
             + s.user() + " may not create it (SQLSTATE 42501): as the owner of " + s.schema() + ".twinbox_outbox run "
-            + SQL.createPublicationSql(name, s.schema()) + ". Nothing was created.", e);
+            + SQL.createPublicationSql(name, s.schema(), s.serverVersion()) + ". Nothing was created.", e);
       }
       throw e;
     }

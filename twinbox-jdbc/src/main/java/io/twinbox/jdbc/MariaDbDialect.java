@@ -12,7 +12,6 @@ import io.twinbox.jdbc.internal.ParkedSql;
 import io.twinbox.jdbc.internal.Rows;
 import io.twinbox.jdbc.internal.SchemaCheck;
 import io.twinbox.jdbc.internal.ScriptSplitter;
-import io.twinbox.jdbc.internal.SessionLocks;
 import io.twinbox.spi.ClaimedRow;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
@@ -381,13 +380,8 @@ public final class MariaDbDialect implements SqlDialect {
       "SELECT RELEASE_LOCK(CONCAT('twinbox.', MD5(CONCAT(DATABASE(), '.', ?))))";
 
   @Override
-  public boolean tryExclusiveLock(Connection c, String name) throws SQLException {
-    return SessionLocks.queryFlag(c, TRY_EXCLUSIVE_LOCK, name);
-  }
-
-  @Override
-  public void releaseExclusiveLock(Connection c, String name) throws SQLException {
-    SessionLocks.queryFlag(c, RELEASE_EXCLUSIVE_LOCK, name);
+  public ExclusiveLockSql exclusiveLockSql() {
+    return new ExclusiveLockSql(TRY_EXCLUSIVE_LOCK, RELEASE_EXCLUSIVE_LOCK);
   }
 
   @Override

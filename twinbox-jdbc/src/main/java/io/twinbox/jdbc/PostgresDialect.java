@@ -14,7 +14,6 @@ import io.twinbox.jdbc.internal.PgErrors;
 import io.twinbox.jdbc.internal.PgNotifyListener;
 import io.twinbox.jdbc.internal.Rows;
 import io.twinbox.jdbc.internal.SchemaCheck;
-import io.twinbox.jdbc.internal.SessionLocks;
 import io.twinbox.spi.ClaimedRow;
 import io.twinbox.spi.Completion;
 import io.twinbox.spi.FailedPublish;
@@ -332,13 +331,8 @@ public final class PostgresDialect implements SqlDialect {
       "SELECT CASE WHEN pg_advisory_unlock(hashtextextended(current_schema() || '.' || ?, 0)) THEN 1 ELSE 0 END";
 
   @Override
-  public boolean tryExclusiveLock(Connection c, String name) throws SQLException {
-    return SessionLocks.queryFlag(c, TRY_EXCLUSIVE_LOCK, name);
-  }
-
-  @Override
-  public void releaseExclusiveLock(Connection c, String name) throws SQLException {
-    SessionLocks.queryFlag(c, RELEASE_EXCLUSIVE_LOCK, name);
+  public ExclusiveLockSql exclusiveLockSql() {
+    return new ExclusiveLockSql(TRY_EXCLUSIVE_LOCK, RELEASE_EXCLUSIVE_LOCK);
   }
 
   @Override

@@ -98,14 +98,16 @@ public interface SqlDialect {
   default void unlockAfterMigration(Connection c) throws SQLException {}
 
   /**
-   * Takes the session-level lock {@code name} (scoped to this database and schema) on {@code c}
-   * without waiting, for {@link io.twinbox.spi.ExclusiveLock}; true when taken. {@code c} is in
-   * auto-commit and stays with the holder until {@link #releaseExclusiveLock}.
+   * The statements of a session-level lock (scoped to this database and schema), for {@link
+   * io.twinbox.spi.ExclusiveLock}: each a one-value query whose one parameter is the lock's name.
+   *
+   * @param tryLock takes the lock without waiting; answers 1 when taken
+   * @param release releases a lock {@code tryLock} took on the same connection
    */
-  boolean tryExclusiveLock(Connection c, String name) throws SQLException;
+  record ExclusiveLockSql(String tryLock, String release) {}
 
-  /** Releases a lock {@link #tryExclusiveLock} took on {@code c}. */
-  void releaseExclusiveLock(Connection c, String name) throws SQLException;
+  /** This database's {@link ExclusiveLockSql}; run in auto-commit on a connection that holds the lock. */
+  ExclusiveLockSql exclusiveLockSql();
 
   /** Throws {@code SchemaNotMigratedException} unless the schema is current. */
   void verifySchema(Connection c, int partitions) throws SQLException;

@@ -34,7 +34,7 @@ public final class SessionLocks implements ExclusiveLock {
     try {
       c = dataSource.getConnection();
       c.setAutoCommit(true);
-      if (!dialect.tryExclusiveLock(c, name)) {
+      if (!queryFlag(c, dialect.exclusiveLockSql().tryLock(), name)) {
         c.close();
         return Optional.empty();
       }
@@ -52,7 +52,7 @@ public final class SessionLocks implements ExclusiveLock {
   }
 
   /** Runs a one-value query with {@code name} as its parameter; true when it answered 1 (or true). */
-  public static boolean queryFlag(Connection c, String sql, String name) throws SQLException {
+  private static boolean queryFlag(Connection c, String sql, String name) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, name);
       try (ResultSet rs = ps.executeQuery()) {
@@ -78,7 +78,7 @@ public final class SessionLocks implements ExclusiveLock {
       }
       released = true;
       try (Connection c = connection) {
-        dialect.releaseExclusiveLock(c, name);
+        queryFlag(c, dialect.exclusiveLockSql().release(), name);
       } catch (SQLException e) {
         // The lock goes with the session: a broken connection has released it already.
         log.warn("could not release the lock {} (SQLSTATE {}); it is released when its connection ends", name,

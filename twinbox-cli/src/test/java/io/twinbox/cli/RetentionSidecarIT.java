@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.twinbox.Retention;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.spi.ExclusiveLock;
+import io.twinbox.testkit.contract.Sql;
 import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.PostgresDatabase;
 import java.net.http.HttpResponse;
@@ -13,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
@@ -55,17 +55,11 @@ class RetentionSidecarIT {
   }
 
   static long count(String sql) throws Exception {
-    try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return Sql.count(db.dataSource(), sql);
   }
 
   static void exec(String sql) throws Exception {
-    try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
-      st.execute(sql);
-    }
+    Sql.exec(db.dataSource(), sql);
   }
 
   static double metric(String body, String line) {

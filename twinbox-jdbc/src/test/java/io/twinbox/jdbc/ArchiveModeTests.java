@@ -68,11 +68,7 @@ abstract class ArchiveModeTests {
   }
 
   long count(String sql) throws Exception {
-    try (Connection c = fixture.dataSource().getConnection(); Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return Sql.count(fixture.dataSource(), sql);
   }
 
   /** Every column of every row of {@code table}, as strings, by position. */

@@ -19,8 +19,6 @@ import io.twinbox.spi.PublishOutcome;
 import io.twinbox.testing.RecordingTransport;
 import io.twinbox.testkit.contract.Sql;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -96,11 +94,7 @@ abstract class RetentionRoundsTests {
   }
 
   long count(String sql) throws Exception {
-    try (Connection c = fixture.dataSource().getConnection(); Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return Sql.count(fixture.dataSource(), sql);
   }
 
   void write(Outbox outbox, String aggregateId, int n) throws Exception {

@@ -7,8 +7,15 @@ import io.twinbox.RelayStats;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.kafka.KafkaPublisher;
 import io.twinbox.kafka.TopicRouter;
+import io.twinbox.spi.DeadLetterTransport;
+import io.twinbox.spi.OutboxMessage;
+import io.twinbox.spi.PublishOutcome;
+import io.twinbox.spi.Transport;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +33,8 @@ public final class RelayProcess {
   static final String STARTED = "RELAY-STARTED";
   static final String STATS = "RELAY-STATS";
   static final String FINAL = "RELAY-FINAL";
+  /** System property: milliseconds by which every broker ack reaches the relay late (0 or absent: none). */
+  static final String ACK_DELAY_PROPERTY = "twinbox.it.ackDelayMs";
 
   private RelayProcess() {}
 
@@ -43,7 +52,9 @@ public final class RelayProcess {
     HikariDataSource ds = new HikariDataSource(hc);
     JdbcStore store = JdbcStore.builder(ds).build();
     KafkaPublisher kafka = KafkaPublisher.builder(args[3]).topicRouter(TopicRouter.fixed(args[4])).build();
-    Relay relay = Relay.builder(store, kafka)
+    long ackDelayMs = Long.getLong(ACK_DELAY_PROPERTY, 0L);
+    Transport transport = ackDelayMs > 0 ? new LateAcks(kafka, ackDelayMs) : kafka;
+    Relay relay = Relay.builder(store, transport)
         .nodeId(args[5])
         .leaseTtl(Duration.ofMillis(Long.parseLong(args[6])))
         .pollInterval(Duration.ofMillis(200))
@@ -72,6 +83,46 @@ public final class RelayProcess {
     ticker.scheduleAtFixedRate(() -> System.out.println(STATS + " " + line(relay.stats())),
         250, 250, TimeUnit.MILLISECONDS);
     stopped.await();
+  }
+
+  /**
+   * The real Kafka transport whose acks are handed to the relay {@code delayMs} late: the message is
+   * on the broker at once, only the relay learns it later. Makes a test's SIGSTOP land while a batch
+   * is in flight instead of while the relay idles between polls.
+   */
+  private static final class LateAcks implements Transport {
+    private final Transport delegate;
+    private final Executor late;
+
+    LateAcks(Transport delegate, long delayMs) {
+      this.delegate = delegate;
+      this.late = CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public String name() {
+      return delegate.name();
+    }
+
+    @Override
+    public CompletableFuture<PublishOutcome> send(OutboxMessage message) {
+      return delegate.send(message).thenApplyAsync(outcome -> outcome, late);
+    }
+
+    @Override
+    public void flush() {
+      delegate.flush();
+    }
+
+    @Override
+    public Optional<DeadLetterTransport> deadLetters() {
+      return delegate.deadLetters();
+    }
+
+    @Override
+    public void close() {
+      delegate.close();
+    }
   }
 
   /** {@code published=.. retried=.. dead=.. fenced=.. outages=.. batches=.. partitions=..}. */

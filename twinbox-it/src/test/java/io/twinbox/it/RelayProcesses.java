@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -30,6 +31,7 @@ final class RelayProcesses implements AutoCloseable {
   private final Path dir;
   private final String mainClass;
   private final List<Child> children = new ArrayList<>();
+  private final Map<String, List<String>> extraOptions = new HashMap<>();
 
   RelayProcesses(String scenario) {
     this(scenario, RelayProcess.class);
@@ -44,6 +46,15 @@ final class RelayProcesses implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Makes the relay {@code nodeId}, when launched after this call, see every broker ack {@code delay}
+   * late (see {@link RelayProcess}), so that nearly all of its time is spent with a batch in flight.
+   */
+  RelayProcesses slowAcks(String nodeId, Duration delay) {
+    extraOptions.put(nodeId, List.of("-D" + RelayProcess.ACK_DELAY_PROPERTY + "=" + delay.toMillis()));
+    return this;
   }
 
   /** Starts relay JVMs side by side (JVM start-up dominates) and waits until all have started. */
@@ -68,7 +79,9 @@ final class RelayProcesses implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    Process p = ChildProcess.start(dir, log, JVM_OPTIONS, mainClass,
+    List<String> options = new ArrayList<>(JVM_OPTIONS);
+    options.addAll(extraOptions.getOrDefault(nodeId, List.of()));
+    Process p = ChildProcess.start(dir, log, options, mainClass,
         List.of(db.jdbcUrl(), db.user(), db.password(), bootstrap, topic, nodeId,
             Long.toString(leaseTtl.toMillis())));
     Child child = new Child(nodeId, p, log);

@@ -16,53 +16,84 @@ import java.util.List;
 
 /**
  * Decorates the relay's {@link OutboxStore} to keep the duration of every claim that returned rows
- * (the store's whole call: borrow a connection, {@code SET LOCAL}s, the claim query, commit), so
- * that the drain reports claim percentiles, not only a mean. Everything else is passed through.
+ * (the store's whole call: borrow a connection, {@code SET LOCAL}s, the claim query, commit) and of
+ * every completion (the DELETE or the MARK update of a published batch, with its fence), so that the
+ * drain reports percentiles of both, not only a mean. Everything else is passed through.
  */
 final class ClaimTimes implements OutboxStore {
   private final OutboxStore delegate;
-  private long[] nanos = new long[1024];
-  private int count;
+  private final Durations claims = new Durations();
+  private final Durations completions = new Durations();
   private long emptyClaims;
+  private long completedRows;
 
   ClaimTimes(OutboxStore delegate) {
     this.delegate = delegate;
   }
 
   /** Sorted durations (ns) of the claims that returned rows. */
-  synchronized long[] sorted() {
-    long[] out = Arrays.copyOf(nanos, count);
-    Arrays.sort(out);
-    return out;
+  long[] sorted() {
+    return claims.sorted();
+  }
+
+  /** Sorted durations (ns) of the completions. */
+  long[] sortedCompletions() {
+    return completions.sorted();
   }
 
   synchronized long emptyClaims() {
     return emptyClaims;
   }
 
-  private synchronized void record(long ns, boolean empty) {
-    if (empty) {
-      emptyClaims++;
-      return;
-    }
-    if (count == nanos.length) {
-      nanos = Arrays.copyOf(nanos, count * 2);
-    }
-    nanos[count++] = ns;
+  /** Rows handed to {@link #complete}, published and failed. */
+  synchronized long completedRows() {
+    return completedRows;
   }
 
   @Override
   public List<ClaimedRow> claim(String nodeId, Collection<PartitionLease> leases, int limit) {
     long t0 = System.nanoTime();
     List<ClaimedRow> rows = delegate.claim(nodeId, leases, limit);
-    record(System.nanoTime() - t0, rows.isEmpty());
+    long ns = System.nanoTime() - t0;
+    if (rows.isEmpty()) {
+      synchronized (this) {
+        emptyClaims++;
+      }
+    } else {
+      claims.add(ns);
+    }
     return rows;
   }
 
   @Override
   public Completion complete(String nodeId, Collection<PartitionLease> leases, List<OutboxMessage> published,
       List<FailedPublish> failed, CompletionMode mode) {
-    return delegate.complete(nodeId, leases, published, failed, mode);
+    long t0 = System.nanoTime();
+    Completion c = delegate.complete(nodeId, leases, published, failed, mode);
+    completions.add(System.nanoTime() - t0);
+    synchronized (this) {
+      completedRows += published.size() + failed.size();
+    }
+    return c;
+  }
+
+  /** A growing array of durations; thread-safe. */
+  private static final class Durations {
+    private long[] nanos = new long[1024];
+    private int count;
+
+    synchronized void add(long ns) {
+      if (count == nanos.length) {
+        nanos = Arrays.copyOf(nanos, count * 2);
+      }
+      nanos[count++] = ns;
+    }
+
+    synchronized long[] sorted() {
+      long[] out = Arrays.copyOf(nanos, count);
+      Arrays.sort(out);
+      return out;
+    }
   }
 
   @Override

@@ -59,6 +59,15 @@ public final class GrowthCommand implements Callable<Integer> {
   @Option(names = "--aggregates", defaultValue = "10000", description = "Distinct aggregates (default: ${DEFAULT-VALUE}).")
   int aggregates;
 
+  @Option(names = "--ids", defaultValue = "TIME_ORDERED",
+      description = "How history and pending ids are made: TIME_ORDERED (UUIDv7, as Twinbox's writers make them) or "
+          + "RANDOM (UUIDv4, as runs before 2026-12-02 made them) (default: ${DEFAULT-VALUE}).")
+  History.Ids ids;
+
+  @Option(names = "--partitioned",
+      description = "Migrate the time-partitioned outbox (daily partitions, those of the history's days made first).")
+  boolean partitioned;
+
   @Option(names = "--workers", defaultValue = "2", description = "Relay workers (default: ${DEFAULT-VALUE}).")
   int workers;
 
@@ -105,7 +114,15 @@ public final class GrowthCommand implements Callable<Integer> {
     report = new Report(results);
     try (PostgresDatabase database = PostgresDatabase.create()) {
       db = database;
-      JdbcStore.builder(db.dataSource()).build().migrate();
+      (partitioned ? JdbcStore.builder(db.dataSource()).partitionedOutbox() : JdbcStore.builder(db.dataSource()))
+          .build().migrate();
+      if (partitioned) {
+        History.pastPartitions(db.dataSource(), 122);
+        if (cases.contains("delete")) {
+          throw new IllegalArgumentException("--cases delete does not apply with --partitioned: history leaves a "
+              + "partitioned outbox by dropped partitions, not by deleted rows");
+        }
+      }
       report.machine(Machine.describe(db.dataSource()));
       System.out.println("run " + report.runId() + " on " + report.machine());
       System.out.println("database " + db.name() + ", load average " + Report.load(Machine.load1()));
@@ -118,7 +135,7 @@ public final class GrowthCommand implements Callable<Integer> {
       if (cases.contains("mark") || cases.contains("retention")) {
         History.run(admin, "TRUNCATE twinbox_outbox");
         long t0 = System.nanoTime();
-        History.fill(admin, rows, chunk, aggregates, History.Status.PUBLISHED);
+        History.fill(admin, rows, chunk, aggregates, History.Status.PUBLISHED, ids);
         double fill = (System.nanoTime() - t0) / 1e9;
         double vacuum = History.timed(admin, "VACUUM ANALYZE twinbox_outbox");
         historyPublished = true;
@@ -134,7 +151,7 @@ public final class GrowthCommand implements Callable<Integer> {
         History.run(admin, "TRUNCATE twinbox_outbox");
         History.autovacuum(admin, false);
         long t0 = System.nanoTime();
-        History.fill(admin, rows, chunk, aggregates, History.Status.PENDING);
+        History.fill(admin, rows, chunk, aggregates, History.Status.PENDING, ids);
         double fill = (System.nanoTime() - t0) / 1e9;
         t0 = System.nanoTime();
         long deleted = History.deleteAll(admin, chunk);
@@ -174,7 +191,7 @@ public final class GrowthCommand implements Callable<Integer> {
   /** An unrecorded drain first: starts the broker, warms this JVM's JIT and the relay's paths. */
   private void warmup(DataSource admin) throws Exception {
     int n = Math.min(events, 20_000);
-    PendingEvents.write(admin, n, aggregates);
+    PendingEvents.write(admin, n, aggregates, ids);
     String topic = "bench-growth-warmup-" + report.runId();
     Topics.createWarm(broker(), topic, partitions);
     Map<String, Object> m = GrowthDrain.run(db, broker, topic, n, CompletionMode.DELETE,
@@ -276,7 +293,7 @@ public final class GrowthCommand implements Callable<Integer> {
       throws Exception {
     DataSource admin = db.dataSource();
     System.out.printf("%n  case %s (%s, %,d history rows)%n", name, mode, history);
-    double write = PendingEvents.write(admin, events, aggregates);
+    double write = PendingEvents.write(admin, events, aggregates, ids);
     long pending = PendingEvents.pending(admin);
     Map<String, Object> shape = History.shape(admin);
     System.out.printf("    wrote %,d pending events in %.1f s; %s%n", pending, write, shape);
@@ -296,7 +313,8 @@ public final class GrowthCommand implements Callable<Integer> {
     Result r = new Result(SCENARIO, name, load).loadAfter(Machine.load1());
     r.param("mode", mode.name()).param("history_rows", history).param("events", pending)
         .param("aggregates", aggregates).param("workers", workers).param("batch", batch)
-        .param("topic_partitions", partitions);
+        .param("topic_partitions", partitions).param("ids", ids.name())
+        .param("partitioned", partitioned);
     setup.forEach(r::param);
     r.metrics(drain).metrics(shape).metrics(plan).metric("pending_write_s", Math.round(write * 10) / 10.0);
     report.add(r);
@@ -304,6 +322,18 @@ public final class GrowthCommand implements Callable<Integer> {
             + "load %s -> %s%n", ((Number) drain.get("events_per_s")).longValue(), (Double) drain.get("seconds"),
         drain.get("left_pending"), (Double) drain.get("claim_p50_ms"), (Double) drain.get("claim_p99_ms"),
         (Double) drain.get("claim_max_ms"), Report.load(load), Report.load(Machine.load1()));
+    System.out.printf("    per row: claim %s us, completion %s us (completion p50 %.1f / p99 %.1f ms); WAL %s bytes/event, "
+            + "%s full-page images%n", drain.get("claim_us_per_row"), drain.get("complete_us_per_row"),
+        (Double) drain.get("complete_p50_ms"), (Double) drain.get("complete_p99_ms"), drain.get("wal_bytes_per_event"),
+        drain.get("wal_fpi"));
+    StringBuilder io = new StringBuilder("    buffers per event (read from outside shared buffers):");
+    drain.forEach((k, v) -> {
+      if (k.startsWith("blks_")) {
+        String index = k.substring(5, k.length() - "_per_event".length());
+        io.append(' ').append(index).append(' ').append(v).append(" (").append(drain.get("read_" + index)).append(')');
+      }
+    });
+    System.out.println(io);
     return r;
   }
 

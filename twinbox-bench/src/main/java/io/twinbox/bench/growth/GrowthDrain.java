@@ -11,6 +11,7 @@ import io.twinbox.kafka.TopicRouter;
 import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.PostgresDatabase;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -28,13 +29,15 @@ final class GrowthDrain {
 
   static Map<String, Object> run(PostgresDatabase db, KafkaBroker broker, String topic, long events,
       CompletionMode mode, Settings s) throws Exception {
+    TableIo before = TableIo.snapshot(db.dataSource());
+    ClaimTimes store;
+    long published;
+    long elapsed;
     try (HikariDataSource pool = Pools.create(db, "growth-relay", s.workers() + 3, true)) {
-      ClaimTimes store = new ClaimTimes(JdbcStore.builder(pool).build());
+      store = new ClaimTimes(JdbcStore.builder(pool).build());
       KafkaPublisher transport = KafkaPublisher.builder(broker.bootstrapServers())
           .topicRouter(TopicRouter.fixed(topic)).build();
-      long published;
       long start = System.nanoTime();
-      long elapsed;
       try (Relay relay = Relay.builder(store, transport).workers(s.workers()).batchSize(s.batch())
           .completionMode(mode).build()) {
         relay.start();
@@ -53,20 +56,29 @@ final class GrowthDrain {
       } finally {
         transport.close();
       }
-      long[] claims = store.sorted();
-      Map<String, Object> m = new LinkedHashMap<>();
-      double seconds = elapsed / 1e9;
-      m.put("events_per_s", Math.round(Math.min(published, events) / seconds));
-      m.put("seconds", Math.round(seconds * 1000) / 1000.0);
-      m.put("published", published);
-      m.put("left_pending", PendingEvents.pending(db.dataSource()));
-      m.put("claims", claims.length);
-      m.put("empty_claims", store.emptyClaims());
-      m.put("claim_p50_ms", LatencyStats.q(claims, 0.50));
-      m.put("claim_p90_ms", LatencyStats.q(claims, 0.90));
-      m.put("claim_p99_ms", LatencyStats.q(claims, 0.99));
-      m.put("claim_max_ms", claims.length == 0 ? Double.NaN : Math.round(claims[claims.length - 1] / 1e4) / 100.0);
-      return m;
     }
+    long[] claims = store.sorted();
+    long[] completions = store.sortedCompletions();
+    Map<String, Object> m = new LinkedHashMap<>();
+    double seconds = elapsed / 1e9;
+    m.put("events_per_s", Math.round(Math.min(published, events) / seconds));
+    m.put("seconds", Math.round(seconds * 1000) / 1000.0);
+    m.put("published", published);
+    m.put("left_pending", PendingEvents.pending(db.dataSource()));
+    m.put("claims", claims.length);
+    m.put("empty_claims", store.emptyClaims());
+    m.put("claim_p50_ms", LatencyStats.q(claims, 0.50));
+    m.put("claim_p90_ms", LatencyStats.q(claims, 0.90));
+    m.put("claim_p99_ms", LatencyStats.q(claims, 0.99));
+    m.put("claim_max_ms", claims.length == 0 ? Double.NaN : Math.round(claims[claims.length - 1] / 1e4) / 100.0);
+    m.put("completions", completions.length);
+    m.put("complete_p50_ms", LatencyStats.q(completions, 0.50));
+    m.put("complete_p99_ms", LatencyStats.q(completions, 0.99));
+    m.put("complete_us_per_row", Math.round(Arrays.stream(completions).sum() / 1e3
+        / Math.max(1, store.completedRows()) * 10) / 10.0);
+    m.put("claim_us_per_row", Math.round(Arrays.stream(claims).sum() / 1e3
+        / Math.max(1, published) * 10) / 10.0);
+    m.putAll(TableIo.snapshot(db.dataSource()).since(before, Math.min(published, events)));
+    return m;
   }
 }

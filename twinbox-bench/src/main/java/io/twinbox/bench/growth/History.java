@@ -23,6 +23,23 @@ final class History {
   /** Where the history rows stand. */
   enum Status { PUBLISHED, PENDING }
 
+  /**
+   * How the bench's SQL makes event ids. {@code TIME_ORDERED} is what Twinbox's writers do (UUIDv7:
+   * 48 bits of milliseconds first, so new ids land at the right edge of the id index);
+   * {@code RANDOM} ({@code gen_random_uuid()}, UUIDv4) is what the runs before 2026-12-02 used, and
+   * what a writer that supplies random ids gets: new ids scattered over the whole id index.
+   */
+  enum Ids {
+    TIME_ORDERED, RANDOM;
+
+    /** The SQL of one id made at time {@code ts} (an SQL expression). */
+    String sql(String ts) {
+      return this == RANDOM ? "gen_random_uuid()"
+          : "overlay(overlay(lpad(to_hex(floor(extract(epoch FROM " + ts + ") * 1000)::bigint), 12, '0')"
+              + " || substr(md5(random()::text), 1, 20) PLACING '7' FROM 13) PLACING '8' FROM 17)::uuid";
+    }
+  }
+
   private static final String FILL = """
       WITH p AS MATERIALIZED (
         SELECT k, format('{"orderId":%s,"customer":"customer-%s","amount":"%s.%s","currency":"EUR","items":[{"sku":"SKU-%s","qty":%s},{"sku":"SKU-%s","qty":1}],"shipping":{"country":"DE","zip":"%s"},"channel":"web"}',
@@ -32,7 +49,7 @@ final class History {
           FROM generate_series(0, 999) AS k)
       INSERT INTO twinbox_outbox (id, aggregate_type, aggregate_id, sequence, type, version, payload, headers,
                                   traceparent, occurred_at, created_at, status, published_at)
-      SELECT gen_random_uuid(), 'Order', 'order-' || (g % ?), g / ? + 1, 'OrderCreated', 1, p.payload, '{}'::jsonb,
+      SELECT $ID, 'Order', 'order-' || (g % ?), g / ? + 1, 'OrderCreated', 1, p.payload, '{}'::jsonb,
              '00-' || md5(g::text) || '-' || substr(md5((g + 1)::text), 1, 16) || '-01', t.ts, t.ts,
              ?, CASE WHEN ? = 'PUBLISHED' THEN t.ts + interval '40 milliseconds' END
         FROM generate_series(?, ?) AS g
@@ -51,7 +68,9 @@ final class History {
    * Inserts {@code rows} history events with {@code status}; printing progress per chunk. The
    * positions continue the table's identity, so history always sits before what is written later.
    */
-  static void fill(DataSource admin, long rows, long chunk, int aggregates, Status status) throws SQLException {
+  static void fill(DataSource admin, long rows, long chunk, int aggregates, Status status, Ids ids)
+      throws SQLException {
+    String fill = FILL.replace("$ID", ids.sql("t.ts"));
     long t0 = System.nanoTime();
     java.sql.Timestamp from = java.sql.Timestamp.from(java.time.Instant.now().minus(java.time.Duration.ofDays(120)));
     long stepMicros = java.time.Duration.ofDays(85).toNanos() / 1000 / Math.max(1, rows);
@@ -59,7 +78,7 @@ final class History {
       for (long start = 0; start < rows; start += chunk) {
         long end = Math.min(rows, start + chunk) - 1;
         c.setAutoCommit(false);
-        try (PreparedStatement ps = c.prepareStatement(FILL)) {
+        try (PreparedStatement ps = c.prepareStatement(fill)) {
           int i = 1;
           ps.setInt(i++, aggregates);
           ps.setInt(i++, aggregates);
@@ -84,6 +103,24 @@ final class History {
         ps.executeUpdate();
       }
     }
+  }
+
+  /**
+   * On a partitioned outbox: the daily partitions of the past {@code days} days, up to the first one
+   * the migration made (which starts today), as a relay running all that time would have made them.
+   */
+  static void pastPartitions(DataSource admin, int days) throws SQLException {
+    run(admin, """
+        DO $$
+        DECLARE d timestamptz;
+        BEGIN
+          FOR d IN SELECT generate_series((SELECT min(lower_bound) FROM twinbox_outbox_partitions) - interval '%d days',
+                                          (SELECT min(lower_bound) FROM twinbox_outbox_partitions) - interval '1 day',
+                                          interval '1 day') LOOP
+            EXECUTE format('CREATE TABLE IF NOT EXISTS %%I PARTITION OF twinbox_outbox FOR VALUES FROM (%%L) TO (%%L)',
+                           'twinbox_outbox_' || to_char(d AT TIME ZONE 'UTC', 'YYYYMMDD"t"HH24MISS'), d, d + interval '1 day');
+          END LOOP;
+        END $$""".formatted(days));
   }
 
   /** Deletes every row in position-range chunks, as a DELETE-mode relay would have over time. */
@@ -132,11 +169,17 @@ final class History {
     try (Connection c = admin.getConnection(); Statement st = c.createStatement()) {
       st.execute("SELECT pg_stat_force_next_flush()");
       try (ResultSet rs = st.executeQuery("""
-          SELECT pg_relation_size('twinbox_outbox'), pg_total_relation_size('twinbox_outbox'),
-                 pg_relation_size('twinbox_outbox_pending'), pg_relation_size('twinbox_outbox_published'),
-                 pg_relation_size('twinbox_outbox_held'),
-                 (SELECT n_live_tup FROM pg_stat_user_tables WHERE relname = 'twinbox_outbox'),
-                 (SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'twinbox_outbox')""")) {
+          WITH parts AS (SELECT relid FROM pg_partition_tree('twinbox_outbox') WHERE isleaf
+                         UNION ALL  -- a table that is not partitioned has no partition tree
+                         SELECT 'twinbox_outbox'::regclass WHERE NOT EXISTS (SELECT FROM pg_partition_tree('twinbox_outbox')))
+          SELECT (SELECT sum(pg_relation_size(relid)) FROM parts),
+                 (SELECT sum(pg_total_relation_size(relid)) FROM parts),
+                 (SELECT coalesce(sum(pg_relation_size(relid)), pg_relation_size('twinbox_outbox_pending')) FROM pg_partition_tree('twinbox_outbox_pending')),
+                 (SELECT coalesce(sum(pg_relation_size(relid)), pg_relation_size('twinbox_outbox_published')) FROM pg_partition_tree('twinbox_outbox_published')),
+                 (SELECT coalesce(sum(pg_relation_size(relid)), pg_relation_size('twinbox_outbox_held')) FROM pg_partition_tree('twinbox_outbox_held')),
+                 (SELECT sum(n_live_tup) FROM pg_stat_user_tables WHERE relid IN (SELECT relid FROM parts)),
+                 (SELECT sum(n_dead_tup) FROM pg_stat_user_tables WHERE relid IN (SELECT relid FROM parts)),
+                 (SELECT count(*) FROM parts)""")) {
         rs.next();
         m.put("table_mb", mb(rs.getLong(1)));
         m.put("total_mb", mb(rs.getLong(2)));
@@ -145,6 +188,7 @@ final class History {
         m.put("held_index_mb", mb(rs.getLong(5)));
         m.put("live_tuples", rs.getLong(6));
         m.put("dead_tuples", rs.getLong(7));
+        m.put("heap_partitions", rs.getLong(8));
       }
     }
     return m;

@@ -23,7 +23,7 @@ final class PendingEvents {
       ins AS (
         INSERT INTO twinbox_outbox (id, aggregate_type, aggregate_id, sequence, type, version, payload, headers,
                                     occurred_at)
-        SELECT gen_random_uuid(), 'Order', n.agg, coalesce(a.last_sequence, 0) + n.rn, 'OrderCreated', 1,
+        SELECT $ID, 'Order', n.agg, coalesce(a.last_sequence, 0) + n.rn, 'OrderCreated', 1,
                format('{"orderId":%s,"customer":"customer-%s","amount":"%s.%s","currency":"EUR","items":[{"sku":"SKU-%s","qty":%s},{"sku":"SKU-%s","qty":1}],"shipping":{"country":"DE","zip":"%s"},"channel":"web"}',
                       n.g, n.g % 10000, 10 + n.g % 990, lpad((n.g % 100)::text, 2, '0'), lpad((n.g % 100000)::text, 5, '0'),
                       1 + n.g % 5, lpad((n.g * 7 % 100000)::text, 5, '0'), lpad((n.g % 100000)::text, 5, '0'))::jsonb,
@@ -36,12 +36,12 @@ final class PendingEvents {
       SELECT 'Order', aggregate_id, max(sequence) FROM ins GROUP BY aggregate_id
       ON CONFLICT (aggregate_type, aggregate_id) DO UPDATE SET last_sequence = excluded.last_sequence""";
 
-  /** Writes {@code events} pending events over {@code aggregates} aggregates; returns seconds taken. */
-  static double write(DataSource admin, int events, int aggregates) throws SQLException {
+  /** Writes {@code events} pending events over {@code aggregates} aggregates, ids made as {@code ids}; returns seconds taken. */
+  static double write(DataSource admin, int events, int aggregates, History.Ids ids) throws SQLException {
     long t0 = System.nanoTime();
     try (Connection c = admin.getConnection()) {
       c.setAutoCommit(false);
-      try (PreparedStatement ps = c.prepareStatement(WRITE)) {
+      try (PreparedStatement ps = c.prepareStatement(WRITE.replace("$ID", ids.sql("clock_timestamp()")))) {
         ps.setInt(1, aggregates);
         ps.setInt(2, events);
         ps.executeUpdate();

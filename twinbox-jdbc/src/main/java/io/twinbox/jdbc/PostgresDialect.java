@@ -124,6 +124,18 @@ public final class PostgresDialect implements SqlDialect {
       UPDATE twinbox_relay_lease SET owner = NULL, lease_until = '-infinity'
        WHERE owner = ? AND (partition_no, epoch) IN (SELECT * FROM unnest(?::int[], ?::bigint[]))""";
 
+  /** A row that holds back its aggregate: FAILED, or waiting for a retry (the partial index twinbox_outbox_held). */
+  private static final String HELD = """
+      (h.status = 'FAILED' OR (h.status = 'PENDING' AND h.attempts > 0))
+                      AND (h.status = 'FAILED' OR h.next_attempt_at > statement_timestamp())""";
+
+  /** An earlier held row of candidate {@code o}'s aggregate. */
+  private static final String EARLIER_HELD_ROW = """
+      SELECT 1 FROM twinbox_outbox h
+                WHERE h.aggregate_type = o.aggregate_type AND h.aggregate_id = o.aggregate_id
+                  AND h.sequence < o.sequence
+                  AND """ + HELD + ")";
+
   /**
    * Due pending rows of partitions this node holds (checked against the lease table, on the
    * database clock), oldest first, skipping aggregates held back by an earlier FAILED row or an
@@ -134,7 +146,28 @@ public final class PostgresDialect implements SqlDialect {
    * not yet due when the scan passes it and no longer holding its aggregate when the scan reaches
    * a later row of it, which would then be published first.
    */
-  private static final String CLAIM = """
+  private static final String CLAIM = claim("""
+         AND (o.aggregate_id IS NULL OR NOT EXISTS (""" + EARLIER_HELD_ROW + ")");
+
+  /**
+   * The claim on an outbox partitioned by time. The per-row probe of {@link #CLAIM} would visit the
+   * held index of every partition for every candidate row (the partition key, {@code created_at},
+   * says nothing about an aggregate's earlier rows): 2 buffers per partition per row, 127,000 for a
+   * batch of 500 over 127 partitions. Here the aggregates that have any held row are read once per
+   * claim (each partition's partial held index, usually empty: about one buffer per partition) and
+   * hashed; only a candidate whose aggregate is among them pays the exact probe. The cost grows with
+   * the number of held rows (FAILED or waiting for a retry), not with the number of partitions.
+   */
+  private static final String CLAIM_PARTITIONED = claim("""
+         AND (o.aggregate_id IS NULL
+              OR (o.aggregate_type, o.aggregate_id) NOT IN (
+                   SELECT h.aggregate_type, h.aggregate_id FROM twinbox_outbox h
+                    WHERE h.aggregate_id IS NOT NULL AND """ + HELD + """
+      )
+              OR NOT EXISTS (""" + EARLIER_HELD_ROW + ")");
+
+  private static String claim(String heldCheck) {
+    return """
       SELECT o.position, o.id, o.aggregate_type, o.aggregate_id, o.sequence, o.partition_no, o.type, o.version,
              o.payload::text, o.headers::text, o.correlation_id, o.causation_id, o.traceparent,
              o.occurred_at, o.created_at, o.attempts
@@ -144,14 +177,11 @@ public final class PostgresDialect implements SqlDialect {
          AND o.partition_no = ANY(?)
          AND o.partition_no IN (SELECT l.partition_no FROM twinbox_relay_lease l
                                  WHERE l.owner = ? AND l.lease_until > statement_timestamp())
-         AND (o.aggregate_id IS NULL OR NOT EXISTS (
-               SELECT 1 FROM twinbox_outbox h
-                WHERE h.aggregate_type = o.aggregate_type AND h.aggregate_id = o.aggregate_id
-                  AND h.sequence < o.sequence
-                  AND (h.status = 'FAILED' OR (h.status = 'PENDING' AND h.attempts > 0))
-                  AND (h.status = 'FAILED' OR h.next_attempt_at > statement_timestamp())))
+      """ + heldCheck + """
+
        ORDER BY o.position
        LIMIT ?""";
+  }
 
   /**
    * A drained outbox is empty most of the time, so its statistics say "empty" exactly when a
@@ -544,7 +574,18 @@ public final class PostgresDialect implements SqlDialect {
   @Override
   public List<ClaimedRow> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
       throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(CLAIM)) {
+    return claim(c, CLAIM, nodeId, leases, limit);
+  }
+
+  @Override
+  public List<ClaimedRow> claimPartitioned(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
+      throws SQLException {
+    return claim(c, CLAIM_PARTITIONED, nodeId, leases, limit);
+  }
+
+  private static List<ClaimedRow> claim(Connection c, String sql, String nodeId, Collection<PartitionLease> leases,
+      int limit) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setArray(1, intArray(c, leases.stream().map(PartitionLease::partition).toList()));
       ps.setString(2, nodeId);
       ps.setInt(3, limit);
@@ -658,8 +699,19 @@ public final class PostgresDialect implements SqlDialect {
 
   /** The claim's plan as the relay would run it; for tests that pin the plan to the index. */
   String explainClaim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit) throws SQLException {
+    return explainClaim(c, "EXPLAIN " + CLAIM, nodeId, leases, limit);
+  }
+
+  /** As {@link #explainClaim}, of the claim on a partitioned outbox, with EXPLAIN's {@code options}. */
+  String explainClaimPartitioned(Connection c, String options, String nodeId, Collection<PartitionLease> leases,
+      int limit) throws SQLException {
+    return explainClaim(c, "EXPLAIN " + options + " " + CLAIM_PARTITIONED, nodeId, leases, limit);
+  }
+
+  private String explainClaim(Connection c, String explain, String nodeId, Collection<PartitionLease> leases,
+      int limit) throws SQLException {
     prepareClaim(c);
-    try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + CLAIM)) {
+    try (PreparedStatement ps = c.prepareStatement(explain)) {
       ps.setArray(1, intArray(c, leases.stream().map(PartitionLease::partition).toList()));
       ps.setString(2, nodeId);
       ps.setInt(3, limit);

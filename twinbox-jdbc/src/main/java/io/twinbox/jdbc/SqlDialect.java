@@ -155,6 +155,16 @@ public interface SqlDialect {
   List<ClaimedRow> claim(Connection c, String nodeId, Collection<PartitionLease> leases, int limit)
       throws SQLException;
 
+  /**
+   * As {@link #claim}, on an outbox partitioned by time ({@link JdbcStore#outboxPartitioned()}):
+   * the same rows, by a statement whose cost does not grow with the number of partitions. The
+   * default runs {@link #claim}, for a dialect whose claim does not depend on the layout.
+   */
+  default List<ClaimedRow> claimPartitioned(Connection c, String nodeId, Collection<PartitionLease> leases,
+      int limit) throws SQLException {
+    return claim(c, nodeId, leases, limit);
+  }
+
   /** Session settings for the claim's transaction (e.g. keep the planner on the index). */
   void prepareClaim(Connection c) throws SQLException;
 

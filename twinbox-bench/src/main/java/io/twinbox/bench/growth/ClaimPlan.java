@@ -21,7 +21,7 @@ import javax.sql.DataSource;
 
 /**
  * The relay's claim on the table as it stands, before the drain: {@code EXPLAIN (ANALYZE, BUFFERS)}
- * of the claim statement exactly as {@link PostgresDialect} runs it (its {@code CLAIM} text and
+ * of the claim statement exactly as {@link PostgresDialect} runs it (its {@code CLAIM} text, or {@code CLAIM_PARTITIONED} on a partitioned outbox, and
  * {@code SET LOCAL} settings are read from the class, so they cannot drift from the library), then
  * {@code probes} timed claims through {@link JdbcStore#claim}. A claim does not change rows, so
  * every probe claims the same oldest batch. The first execution after bulk deletes pays for
@@ -39,7 +39,7 @@ final class ClaimPlan {
     List<PartitionLease> leases = store.acquire(NODE, store.partitionCount(), Duration.ofMinutes(5));
     Map<String, Object> m = new LinkedHashMap<>();
     try {
-      String plan = explain(admin, leases, batch);
+      String plan = explain(admin, store.outboxPartitioned() ? "CLAIM_PARTITIONED" : "CLAIM", leases, batch);
       Matcher t = EXECUTION.matcher(plan);
       m.put("explain_ms", t.find() ? Double.parseDouble(t.group(1)) : Double.NaN);
       Matcher b = BUFFERS.matcher(plan);
@@ -66,8 +66,9 @@ final class ClaimPlan {
     return m;
   }
 
-  private static String explain(DataSource admin, List<PartitionLease> leases, int batch) throws Exception {
-    String claim = (String) constant("CLAIM");
+  private static String explain(DataSource admin, String statement, List<PartitionLease> leases, int batch)
+      throws Exception {
+    String claim = (String) constant(statement);
     String settings = (String) constant("CLAIM_SETTINGS");
     try (Connection c = admin.getConnection()) {
       c.setAutoCommit(false);

@@ -30,6 +30,7 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -207,6 +208,15 @@ public final class PostgresDialect implements SqlDialect {
   private static final String MARK_PUBLISHED = """
       UPDATE twinbox_outbox SET status = 'PUBLISHED', published_at = clock_timestamp()
        WHERE position = ANY(?) AND partition_no = ANY(?) AND status = 'PENDING'""";
+
+  /**
+   * The completion bounded by the batch's {@code created_at} (the partition key of a partitioned
+   * outbox): the planner then visits only the partitions of that range, usually one, instead of
+   * probing the position index of every partition (127 partitions: 73 us a row in MARK mode against
+   * 16 us on 35). On a plain table the bound is a filter on rows already found. A row the bounded
+   * statement misses (a {@code created_at} changed by hand) is completed by the unbounded one.
+   */
+  private static final String CREATED_IN_BATCH = " AND created_at BETWEEN ? AND ?";
 
   private static final String RECORD_FAILURES = """
       UPDATE twinbox_outbox o
@@ -612,10 +622,24 @@ public final class PostgresDialect implements SqlDialect {
     Array heldArray = intArray(c, held);
     int completed = 0;
     if (!published.isEmpty() && !held.isEmpty()) {
-      try (PreparedStatement ps = c.prepareStatement(mode == CompletionMode.DELETE ? DELETE_PUBLISHED : MARK_PUBLISHED)) {
-        ps.setArray(1, c.createArrayOf("int8", published.stream().map(OutboxMessage::position).toArray()));
+      String complete = mode == CompletionMode.DELETE ? DELETE_PUBLISHED : MARK_PUBLISHED;
+      Array positions = c.createArrayOf("int8", published.stream().map(OutboxMessage::position).toArray());
+      boolean dated = published.stream().allMatch(m -> m.createdAt() != null);
+      try (PreparedStatement ps = c.prepareStatement(dated ? complete + CREATED_IN_BATCH : complete)) {
+        ps.setArray(1, positions);
         ps.setArray(2, heldArray);
+        if (dated) {
+          ps.setObject(3, utc(published.stream().map(OutboxMessage::createdAt).min(Comparator.naturalOrder()).get()));
+          ps.setObject(4, utc(published.stream().map(OutboxMessage::createdAt).max(Comparator.naturalOrder()).get()));
+        }
         completed = ps.executeUpdate();
+      }
+      if (dated && completed < published.size()) {
+        try (PreparedStatement ps = c.prepareStatement(complete)) {
+          ps.setArray(1, positions);
+          ps.setArray(2, heldArray);
+          completed += ps.executeUpdate();
+        }
       }
     }
     int failedRows = 0;
@@ -695,6 +719,10 @@ public final class PostgresDialect implements SqlDialect {
   public boolean isTransient(SQLException e) {
     String state = PgErrors.sqlState(e);
     return "40001".equals(state) || "40P01".equals(state);
+  }
+
+  private static OffsetDateTime utc(Instant instant) {
+    return instant.atOffset(ZoneOffset.UTC);
   }
 
   /** The claim's plan as the relay would run it; for tests that pin the plan to the index. */

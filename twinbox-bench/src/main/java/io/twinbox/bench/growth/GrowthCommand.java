@@ -12,9 +12,11 @@ import io.twinbox.bench.Topics;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.PostgresDatabase;
+import io.twinbox.testkit.PrivatePostgresCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -102,6 +104,12 @@ public final class GrowthCommand implements Callable<Integer> {
   List<String> replot;
 
   private Report report;
+  @Option(names = "--autovacuum",
+      description = "on or off: run on a private PostgreSQL cluster of this machine's binaries with autovacuum so set "
+          + "(shared_buffers 128MB, max_wal_size 1GB, fsync on, as the shared server); default: the shared server, "
+          + "whose autovacuum is off.")
+  String autovacuum;
+
   private PostgresDatabase db;
   private KafkaBroker broker;
   private int topicNo;
@@ -112,7 +120,29 @@ public final class GrowthCommand implements Callable<Integer> {
       return replot();
     }
     report = new Report(results);
-    try (PostgresDatabase database = PostgresDatabase.create()) {
+    if (autovacuum == null) {
+      try (PostgresDatabase database = PostgresDatabase.create()) {
+        return run(database);
+      }
+    }
+    if (!autovacuum.equals("on") && !autovacuum.equals("off")) {
+      throw new IllegalArgumentException("--autovacuum: on or off, not " + autovacuum);
+    }
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("autovacuum", autovacuum);
+    settings.put("shared_buffers", "128MB");
+    settings.put("max_wal_size", "1GB");
+    settings.put("fsync", "on");
+    settings.put("max_connections", "100");
+    try (PrivatePostgresCluster cluster = PrivatePostgresCluster.builder().settings(settings).start();
+        PostgresDatabase database = PostgresDatabase.createOn("127.0.0.1", cluster.port(), "postgres", "")) {
+      System.out.println(cluster + "; " + settings);
+      return run(database);
+    }
+  }
+
+  private int run(PostgresDatabase database) throws Exception {
+    try {
       db = database;
       (partitioned ? JdbcStore.builder(db.dataSource()).partitionedOutbox() : JdbcStore.builder(db.dataSource()))
           .build().migrate();
@@ -314,7 +344,8 @@ public final class GrowthCommand implements Callable<Integer> {
     r.param("mode", mode.name()).param("history_rows", history).param("events", pending)
         .param("aggregates", aggregates).param("workers", workers).param("batch", batch)
         .param("topic_partitions", partitions).param("ids", ids.name())
-        .param("partitioned", partitioned);
+        .param("partitioned", partitioned)
+        .param("autovacuum", autovacuum == null ? "shared server (off)" : autovacuum);
     setup.forEach(r::param);
     r.metrics(drain).metrics(shape).metrics(plan).metric("pending_write_s", Math.round(write * 10) / 10.0);
     report.add(r);

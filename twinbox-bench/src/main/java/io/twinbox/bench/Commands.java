@@ -2,6 +2,8 @@ package io.twinbox.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.Statement;
 import io.twinbox.Outbox;
 import io.twinbox.bench.latency.LatencyBench;
 import io.twinbox.bench.relay.Drainer;
@@ -86,7 +88,8 @@ final class Commands {
 
     @Option(names = "--paths", split = ",",
         defaultValue = "business-only,raw-sql-plain,raw-sql,twinbox,raw-sql-notify,twinbox-notify",
-        description = "Write paths to measure (default: ${DEFAULT-VALUE}).")
+        description = "Write paths to measure (default: ${DEFAULT-VALUE}); also twinbox-partitioned (the partitioned "
+            + "outbox, in schema twinbox_part) and twinbox-sp (its plain twin, with the same SET LOCAL search_path).")
     List<String> paths;
 
     @Override
@@ -349,6 +352,9 @@ final class Commands {
     return db;
   }
 
+  /** The write path on the partitioned outbox; choosing it adds {@code twinbox-sp}, its plain-table twin. */
+  static final String PARTITIONED_PATH = "twinbox-partitioned";
+
   static void runWrite(Report report, Write o) throws Exception {
     try (PostgresDatabase db = database(report)) {
       Outbox outbox = Outbox.builder(JdbcStore.builder(db.dataSource()).build()).build();
@@ -356,6 +362,20 @@ final class Commands {
       for (WritePath p : List.of(WritePaths.businessOnly(), WritePaths.rawSqlPlain(), WritePaths.rawSql(),
           WritePaths.twinbox(outbox), WritePaths.rawSqlNotify(), WritePaths.twinboxNotify(outbox))) {
         all.put(p.name(), p);
+      }
+      boolean partitioned = o.paths.contains(PARTITIONED_PATH);
+      HikariDataSource partSchema = null;
+      if (partitioned) {
+        // The partitioned outbox in a schema of its own, next to the plain one in public (issue 18).
+        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+          st.execute("CREATE SCHEMA IF NOT EXISTS twinbox_part");
+        }
+        partSchema = Pools.create(db, "bench-part-schema", 1, true, "SET search_path TO twinbox_part");
+        JdbcStore partStore = JdbcStore.builder(partSchema).partitionedOutbox().build();
+        partStore.migrate();
+        all.put("twinbox-sp", WritePaths.inSchema("twinbox-sp", "public", outbox));
+        all.put(PARTITIONED_PATH, WritePaths.inSchema(PARTITIONED_PATH, "twinbox_part, public",
+            Outbox.builder(partStore).build()));
       }
       List<WritePath> paths = new ArrayList<>();
       for (String name : o.paths) {
@@ -365,7 +385,11 @@ final class Commands {
         }
         paths.add(p);
       }
-      WriteBench bench = new WriteBench(db.dataSource());
+      WriteBench bench = partitioned
+          ? new WriteBench(db.dataSource(), List.of(WritePaths.ORDERS_DDL, "TRUNCATE orders, twinbox_outbox",
+              "TRUNCATE twinbox_part.twinbox_outbox", "VACUUM ANALYZE twinbox_aggregate",
+              "VACUUM ANALYZE twinbox_part.twinbox_aggregate", "CHECKPOINT"), "write")
+          : new WriteBench(db.dataSource());
       for (int clients : o.clients) {
         Quiet.await(java.util.Set.of());
         try (HikariDataSource pool = Pools.create(db, "bench-writers-" + clients, clients, false)) {
@@ -378,6 +402,9 @@ final class Commands {
                 r.number("cpu_other"));
           }
         }
+      }
+      if (partSchema != null) {
+        partSchema.close();
       }
     }
     writeTable(report.results());

@@ -147,6 +147,37 @@ public final class WritePaths {
     };
   }
 
+  /**
+   * Business insert + {@link Outbox#write} after {@code SET LOCAL search_path}: the plain and the
+   * partitioned outbox live in two schemas of one database, so that both are measured in the same
+   * run with the same statements and round trips ({@code twinbox-sp} on {@code public},
+   * {@code twinbox-partitioned} on {@code twinbox_part}).
+   */
+  public static WritePath inSchema(String name, String searchPath, Outbox outbox) {
+    String set = "SET LOCAL search_path TO " + searchPath;
+    return new WritePath() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public String description() {
+        return set + "; INSERT orders + Outbox.write (library)";
+      }
+
+      @Override
+      public void write(Connection c, Order o) throws SQLException {
+        try (java.sql.Statement st = c.createStatement()) {
+          st.execute(set);
+        }
+        insertOrder(c, o, Timestamp.from(Instant.now()));
+        outbox.write(c, OutboxEvent.builder("OrderCreated", 1).aggregate("Order", o.aggregateId())
+            .payload(o.payload()).build());
+      }
+    };
+  }
+
   private static final class RawOutbox implements WritePath {
     private final String name;
     private final String description;

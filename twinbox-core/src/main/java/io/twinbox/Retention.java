@@ -116,14 +116,22 @@ public final class Retention implements AutoCloseable {
       long published = 0;
       long suppliedIds = 0;
       long inboxRecords = 0;
+      // Each batch's age grows by the time the round has run, so that the cut-off stays where it was
+      // when the round began: a round removes what was due then and ends, even while the relay marks
+      // rows PUBLISHED faster than batches delete them (the next round takes the rest). Without it, a
+      // round could chase the newest rows for ever and never reach the other kinds.
       if (outbox != null) {
         published = archive
-            ? drain(RetentionListener.Kind.ARCHIVED_EVENTS, () -> outbox.archivePublished(publishedAge, batch))
-            : drain(RetentionListener.Kind.PUBLISHED_EVENTS, () -> outbox.purgePublished(publishedAge, batch));
-        suppliedIds = drain(RetentionListener.Kind.SUPPLIED_IDS, () -> outbox.purgeSuppliedIds(suppliedIdAge, batch));
+            ? drain(RetentionListener.Kind.ARCHIVED_EVENTS,
+                () -> outbox.archivePublished(sinceStart(publishedAge, started), batch))
+            : drain(RetentionListener.Kind.PUBLISHED_EVENTS,
+                () -> outbox.purgePublished(sinceStart(publishedAge, started), batch));
+        suppliedIds = drain(RetentionListener.Kind.SUPPLIED_IDS,
+            () -> outbox.purgeSuppliedIds(sinceStart(suppliedIdAge, started), batch));
       }
       if (inbox != null) {
-        inboxRecords = drain(RetentionListener.Kind.INBOX_RECORDS, () -> inbox.purgeProcessed(inboxAge, batch));
+        inboxRecords = drain(RetentionListener.Kind.INBOX_RECORDS,
+            () -> inbox.purgeProcessed(sinceStart(inboxAge, started), batch));
       }
       if (published + suppliedIds + inboxRecords > 0) {
         log.info("retention {} {} published events, deleted {} supplied ids and {} inbox records",
@@ -133,6 +141,11 @@ public final class Retention implements AutoCloseable {
       listener.roundCompleted(result, Duration.ofNanos(System.nanoTime() - started));
       return result;
     }
+  }
+
+  /** {@code age} plus the time since {@code started} ({@link System#nanoTime()}): never younger than the age. */
+  private static Duration sinceStart(Duration age, long started) {
+    return age.plusNanos(Math.max(0, System.nanoTime() - started));
   }
 
   /** Deletes batch after batch until one comes back empty (or the thread is interrupted: closing). */

@@ -75,10 +75,6 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
   private final SessionLocks locks;
   private final PartitionLayout partitionLayout;
   private final PartitionMaintenance partitions;
-  /** Whether the outbox was partitioned when last looked at (once a minute, and after migrate). */
-  private volatile boolean partitionedLayout;
-  private volatile long layoutCheckedAt;
-  private volatile boolean layoutKnown;
 
   private JdbcStore(DataSource dataSource, SqlDialect dialect, ReplicationLogin login, PartitionLayout layout) {
     this.dataSource = dataSource;
@@ -133,25 +129,7 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
       p.sql().setLayout(c, partitionLayout.interval(), partitionLayout.ahead());
       Migrator.migrate(c, dialect, p.scripts());
     });
-    layoutKnown = false;
     maintainPartitions();
-  }
-
-  /**
-   * Which claim statement fits the outbox's layout. Both return the same rows on either layout, so a
-   * layout changed by another tool is picked up within a minute without any harm meanwhile.
-   */
-  private boolean claimOnPartitions() {
-    if (partitions == null) {
-      return false;
-    }
-    long now = System.nanoTime();
-    if (!layoutKnown || now - layoutCheckedAt > PartitionMaintenance.EVERY.toNanos()) {
-      partitionedLayout = partitions.partitioned();
-      layoutCheckedAt = now;
-      layoutKnown = true;
-    }
-    return partitionedLayout;
   }
 
   /**
@@ -300,7 +278,9 @@ public final class JdbcStore implements OutboxStore, OutboxAdminStore, ChangeFee
 
   @Override
   public List<ClaimedRow> claim(String nodeId, Collection<PartitionLease> leases, int limit) {
-    boolean partitioned = claimOnPartitions();
+    // Both statements return the same rows on either layout: a layout changed by another tool is
+    // picked up within a minute, without harm meanwhile.
+    boolean partitioned = partitions != null && partitions.partitionedLately();
     return inTransaction("claim pending events", c -> {
       dialect.prepareClaim(c);
       return partitioned ? dialect.claimPartitioned(c, nodeId, leases, limit) : dialect.claim(c, nodeId, leases, limit);

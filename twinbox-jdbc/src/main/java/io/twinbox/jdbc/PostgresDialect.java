@@ -624,17 +624,17 @@ public final class PostgresDialect implements SqlDialect {
     if (!published.isEmpty() && !held.isEmpty()) {
       String complete = mode == CompletionMode.DELETE ? DELETE_PUBLISHED : MARK_PUBLISHED;
       Array positions = c.createArrayOf("int8", published.stream().map(OutboxMessage::position).toArray());
-      boolean dated = published.stream().allMatch(m -> m.createdAt() != null);
-      try (PreparedStatement ps = c.prepareStatement(dated ? complete + CREATED_IN_BATCH : complete)) {
+      Instant[] created = createdRange(published);
+      try (PreparedStatement ps = c.prepareStatement(created != null ? complete + CREATED_IN_BATCH : complete)) {
         ps.setArray(1, positions);
         ps.setArray(2, heldArray);
-        if (dated) {
-          ps.setObject(3, utc(published.stream().map(OutboxMessage::createdAt).min(Comparator.naturalOrder()).get()));
-          ps.setObject(4, utc(published.stream().map(OutboxMessage::createdAt).max(Comparator.naturalOrder()).get()));
+        if (created != null) {
+          ps.setObject(3, created[0].atOffset(ZoneOffset.UTC));
+          ps.setObject(4, created[1].atOffset(ZoneOffset.UTC));
         }
         completed = ps.executeUpdate();
       }
-      if (dated && completed < published.size()) {
+      if (created != null && completed < published.size()) {
         try (PreparedStatement ps = c.prepareStatement(complete)) {
           ps.setArray(1, positions);
           ps.setArray(2, heldArray);
@@ -721,8 +721,19 @@ public final class PostgresDialect implements SqlDialect {
     return "40001".equals(state) || "40P01".equals(state);
   }
 
-  private static OffsetDateTime utc(Instant instant) {
-    return instant.atOffset(ZoneOffset.UTC);
+  /** The earliest and latest {@code created_at} of the messages; null when one has none. */
+  private static Instant[] createdRange(List<OutboxMessage> messages) {
+    Instant first = null;
+    Instant last = null;
+    for (OutboxMessage m : messages) {
+      Instant t = m.createdAt();
+      if (t == null) {
+        return null;
+      }
+      first = first == null || t.isBefore(first) ? t : first;
+      last = last == null || t.isAfter(last) ? t : last;
+    }
+    return new Instant[] {first, last};
   }
 
   /** The claim's plan as the relay would run it; for tests that pin the plan to the index. */

@@ -140,9 +140,7 @@ public final class WritePaths {
 
       @Override
       public void write(Connection c, Order o) throws SQLException {
-        insertOrder(c, o, Timestamp.from(Instant.now()));
-        outbox.write(c, OutboxEvent.builder("OrderCreated", 1).aggregate("Order", o.aggregateId())
-            .payload(o.payload()).build());
+        writeOrder(c, o, outbox);
       }
     };
   }
@@ -171,11 +169,16 @@ public final class WritePaths {
         try (java.sql.Statement st = c.createStatement()) {
           st.execute(set);
         }
+        writeOrder(c, o, outbox);
+      }
+    };
+  }
+
+  /** The business insert and the library's event of one order: what every library path writes. */
+  private static void writeOrder(Connection c, Order o, Outbox outbox) throws SQLException {
         insertOrder(c, o, Timestamp.from(Instant.now()));
         outbox.write(c, OutboxEvent.builder("OrderCreated", 1).aggregate("Order", o.aggregateId())
             .payload(o.payload()).build());
-      }
-    };
   }
 
   private static final class RawOutbox implements WritePath {

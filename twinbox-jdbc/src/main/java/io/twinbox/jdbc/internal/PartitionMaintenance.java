@@ -35,15 +35,35 @@ public final class PartitionMaintenance {
     this.tx = tx;
   }
 
+  /** What a check of the outbox's layout found, and when ({@link System#nanoTime()}). */
+  private record Seen(boolean partitioned, long at) {}
+
+  private volatile Seen seen;
+
   public boolean partitioned() {
-    return tx.inTransaction("check the outbox's partitioning", sql::partitioned);
+    return saw(tx.inTransaction("check the outbox's partitioning", sql::partitioned));
+  }
+
+  /**
+   * {@link #partitioned()} as last seen by any check of this maintenance (the relays' heartbeat
+   * makes one every minute), looking again only when that is older than {@link #EVERY}. For
+   * choices that are right on either layout and only faster on the one they fit (the claim).
+   */
+  public boolean partitionedLately() {
+    Seen last = seen;
+    return last != null && System.nanoTime() - last.at() < EVERY.toNanos() ? last.partitioned() : partitioned();
+  }
+
+  private boolean saw(boolean partitioned) {
+    seen = new Seen(partitioned, System.nanoTime());
+    return partitioned;
   }
 
   /** Creates the partitions ahead; 0 when the outbox is not partitioned or was too busy. */
   public int createAhead() {
     try {
       return tx.inTransaction("create outbox partitions", c -> {
-        if (!sql.partitioned(c)) {
+        if (!saw(sql.partitioned(c))) {
           return 0;
         }
         int made = sql.createAhead(c);

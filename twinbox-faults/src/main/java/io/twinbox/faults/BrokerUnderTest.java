@@ -51,6 +51,15 @@ public interface BrokerUnderTest extends AutoCloseable {
 
     int linkPort();
 
+    /**
+     * Where the relay↔broker fault proxy must listen: 0 (the default) for any free port, or the
+     * port a broker advertises to clients that bootstrap through the proxy (Kafka's {@code LINK}
+     * listener), so that their later connections go through it as well.
+     */
+    default int linkProxyPort() {
+      return 0;
+    }
+
     /** Every record published, read after the drain. */
     Tap.Read readAll(Duration timeout);
 

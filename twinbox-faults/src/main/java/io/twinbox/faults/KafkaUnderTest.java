@@ -12,8 +12,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The testkit's Kafka broker (a child JVM this run owns, so it may be killed). No relay↔broker
- * proxy: a Kafka client reaches the broker at its advertised address after bootstrapping.
+ * The testkit's Kafka broker (a child JVM this run owns, so it may be killed). The relays reach it
+ * through the run's relay↔broker fault proxy: they bootstrap from the proxy, which listens on the
+ * port the broker's {@code LINK} listener advertises ({@link KafkaBroker#linkProxyPort()}), so every
+ * connection a relay's producer opens goes through the proxy too. Consumers, the tap and the
+ * poison injector use the plain listener.
  */
 public final class KafkaUnderTest implements BrokerUnderTest {
   private static final int PARTITIONS = 8;
@@ -30,9 +33,7 @@ public final class KafkaUnderTest implements BrokerUnderTest {
 
   @Override
   public Set<FaultKind> supported() {
-    Set<FaultKind> all = EnumSet.allOf(FaultKind.class);
-    all.removeAll(FaultKind.LINK);
-    return all;
+    return EnumSet.allOf(FaultKind.class);
   }
 
   @Override
@@ -42,7 +43,7 @@ public final class KafkaUnderTest implements BrokerUnderTest {
     return new Destination() {
       @Override
       public String relaySpec(int linkPort) {
-        return "kafka|" + bootstrap + "|" + name;
+        return "kafka|127.0.0.1:" + linkPort + "|" + name;
       }
 
       @Override
@@ -52,12 +53,17 @@ public final class KafkaUnderTest implements BrokerUnderTest {
 
       @Override
       public String linkHost() {
-        return null;
+        return "127.0.0.1";
       }
 
       @Override
       public int linkPort() {
-        return 0;
+        return broker.linkPort();
+      }
+
+      @Override
+      public int linkProxyPort() {
+        return broker.linkProxyPort();
       }
 
       @Override

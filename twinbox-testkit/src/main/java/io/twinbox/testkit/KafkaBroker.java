@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * A real, single-node Kafka 4 broker (KRaft, combined broker and controller) running in its own
  * JVM, started from the {@code kafka_2.13} artifact on the current classpath.
  *
- * <p>The broker listens on {@code 127.0.0.1} on two free ports picked at start (client and
- * controller; below the kernel's ephemeral port range, so that no outgoing connection can take
+ * <p>The broker listens on {@code 127.0.0.1} on free ports picked at start (client, controller,
+ * and a second client listener for a fault proxy, {@link #linkPort()}; below the kernel's ephemeral port range, so that no outgoing connection can take
  * them while the broker is down) and keeps its data in a temporary directory, formatted by the
  * child JVM itself ({@code kafka.tools.StorageTool format}) before its first start. It is tuned
  * for one node: replication factors 1, {@code num.partitions=4}, topics created on first use
@@ -71,6 +71,8 @@ public final class KafkaBroker implements AutoCloseable {
   private final boolean autoCreateTopics;
   private int brokerPort;
   private int controllerPort;
+  private int linkPort;
+  private int linkProxyPort;
   // Volatile so that the shutdown hook can kill it without waiting for a lock.
   private volatile Process process;
   private long lastPid = -1;
@@ -143,6 +145,23 @@ public final class KafkaBroker implements AutoCloseable {
   /** The client listener, {@code "127.0.0.1:<port>"}; it stays the same across restarts. */
   public synchronized String bootstrapServers() {
     return "127.0.0.1:" + brokerPort;
+  }
+
+  /**
+   * The port of the broker's second client listener ({@code LINK}), the one a fault proxy forwards
+   * to. It advertises {@link #linkProxyPort()}: a client that bootstraps from a proxy listening
+   * there (see {@code TcpProxy.startOn(linkProxyPort(), "127.0.0.1", linkPort())}) opens every
+   * later connection through it as well, so the proxy's faults reach all of the client's traffic.
+   * Without such a proxy the port refuses connections; {@link #bootstrapServers()} is unaffected.
+   * Both ports stay the same across restarts.
+   */
+  public synchronized int linkPort() {
+    return linkPort;
+  }
+
+  /** Where a fault proxy for {@link #linkPort()} must listen: the port that listener advertises. */
+  public synchronized int linkProxyPort() {
+    return linkProxyPort;
   }
 
   /** The file that receives the broker's output. */
@@ -274,10 +293,13 @@ public final class KafkaBroker implements AutoCloseable {
 
   private synchronized void firstStart() {
     for (int attempt = 1; ; attempt++) {
-      int[] ports = FreePorts.pick(2);
+      int[] ports = FreePorts.pick(4);
       brokerPort = ports[0];
       controllerPort = ports[1];
-      BrokerConfig.write(config, dataDir, brokerPort, controllerPort, autoCreateTopics);
+      linkPort = ports[2];
+      linkProxyPort = ports[3];
+      BrokerConfig.write(config, dataDir, brokerPort, controllerPort, linkPort, linkProxyPort,
+          autoCreateTopics);
       long started = System.nanoTime();
       launch();
       if (awaitReady(System.nanoTime() + READY_TIMEOUT.toNanos())) {

@@ -1,7 +1,9 @@
 package io.twinbox.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.twinbox.testkit.contract.TcpProxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,6 +64,37 @@ class KafkaBrokerTest {
     assertThat(alive(broker.pid())).isFalse();
     assertThat(broker.isRunning()).isFalse();
     assertThat(Files.exists(dir)).isFalse();
+  }
+
+  @Test
+  void aClientBootstrappedThroughTheLinkProxyKeepsAllItsTrafficOnIt() throws Exception {
+    KafkaBroker broker = KafkaBroker.shared();
+    broker.createTopic("linked", 1);
+    try (TcpProxy link = TcpProxy.startOn(broker.linkProxyPort(), "127.0.0.1", broker.linkPort())) {
+      String through = "127.0.0.1:" + link.port();
+      assertThat(link.port()).isEqualTo(broker.linkProxyPort());
+      send(through, "linked", "k", "via the proxy");
+      assertThat(link.connections()).isPositive();
+
+      // Were the producer's connection after bootstrap a direct one, the blackhole would not
+      // touch it and the send would succeed.
+      link.blackhole(true);
+      Map<String, Object> config = Map.of(
+          ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, through,
+          ProducerConfig.ACKS_CONFIG, "all",
+          ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1_000,
+          ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 2_000,
+          ProducerConfig.MAX_BLOCK_MS_CONFIG, 2_000);
+      try (KafkaProducer<String, String> producer =
+          new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+        assertThatThrownBy(() -> producer.send(new ProducerRecord<>("linked", "k", "lost")).get())
+            .isInstanceOf(java.util.concurrent.ExecutionException.class);
+      }
+      link.blackhole(false);
+      RecordMetadata after = send(through, "linked", "k", "after the blackhole");
+      assertThat(readPartition(broker.bootstrapServers(), after))
+          .containsExactly("via the proxy", "after the blackhole");
+    }
   }
 
   private static boolean alive(long pid) {

@@ -58,16 +58,29 @@ public final class TcpProxy implements AutoCloseable {
 
   /** Starts a proxy to {@code host:port} on a free port of 127.0.0.1. */
   public static TcpProxy start(String host, int port) {
+    return startOn(0, host, port);
+  }
+
+  /**
+   * Starts a proxy to {@code host:port} that listens on {@code listenPort} of 127.0.0.1 (0 for a
+   * free one): for a server that advertises the proxy's address to its clients, such as a Kafka
+   * listener whose advertised port is fixed in the broker's configuration. The port may be taken
+   * again right after a previous proxy on it was closed.
+   *
+   * @throws IllegalStateException when the port cannot be bound
+   */
+  public static TcpProxy startOn(int listenPort, String host, int port) {
     try {
       ServerSocket server = new ServerSocket();
-      server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+      server.setReuseAddress(true);
+      server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), listenPort));
       TcpProxy proxy = new TcpProxy(host, port, server);
       Thread acceptor = new Thread(proxy::accept, "tcp-proxy-" + server.getLocalPort());
       acceptor.setDaemon(true);
       acceptor.start();
       return proxy;
     } catch (IOException e) {
-      throw new IllegalStateException("cannot open a proxy port", e);
+      throw new IllegalStateException("cannot open a proxy on port " + listenPort, e);
     }
   }
 

@@ -67,6 +67,11 @@ final class ChildJvm {
     waitExit(Duration.ofSeconds(20));
   }
 
+  /** Waits up to {@code timeout} for the process to exit by itself; true when it did. */
+  boolean awaitExit(Duration timeout) {
+    return waitExit(timeout);
+  }
+
   /** SIGTERM (graceful: shutdown hooks run) and wait; killed after 60 s. */
   void terminate() {
     // Not Process.destroy(): it also closes the child's stdin, and ChildMain then halts the child.

@@ -15,7 +15,8 @@ import java.util.UUID;
  * phantom, duplicate deliveries, per-aggregate order of first deliveries, header values) is
  * judged by the testkit's {@link DeliveryChecker}; this class adds what only the whole run can
  * tell: duplicate and missing effects at the consumer, stuck and failed outbox rows, parked
- * messages, rows marked published that no broker acknowledged, and who lost a missing message.
+ * messages (healthy ones parked), rows marked published that no broker acknowledged, effects
+ * applied out of their aggregate's order, and who lost a missing message.
  *
  * <p>Attribution of a committed message that is not on the broker:
  *
@@ -101,7 +102,7 @@ public final class FaultChecker {
     }
     return new FaultVerdict(broker, facts.rolledBack().size(), published, lostLibrary, lostBroker,
         duplicateEffects, duplicateEffectIds, phantomEffectIds, poisonApplied, unapplied,
-        markedNotSent, stuck, failed, facts.parked().size(), parkedHealthy,
+        markedNotSent, stuck, failed, facts.parked().size(), parkedHealthy, facts.appliedOutOfOrder(),
         facts.foreignRecords());
   }
 }

@@ -7,6 +7,12 @@ import java.util.Set;
 public enum FaultKind {
   /** B1, B2: {@code kill -9} a relay, restart it. */
   RELAY_KILL,
+  /**
+   * B2, forced: a relay halts (as by {@code kill -9}) exactly between the broker's acks of a batch
+   * and the statement that marks its rows published; restarted. Polling relays only (the WAL
+   * relay's B2 is row G1).
+   */
+  RELAY_HALT_ACKED,
   /** B3: SIGTERM a relay (graceful), restart it. */
   RELAY_TERM,
   /** B5: SIGSTOP a relay for 1.5 × lease TTL, then SIGCONT (zombie). */
@@ -39,7 +45,7 @@ public enum FaultKind {
   LONG_TX,
   /** D4: a record that is not a CloudEvent is written to the topic; it must be parked. */
   POISON_RECORD,
-  /** C7: RST on every relay ↔ broker connection (brokers reached through a proxy). */
+  /** C7: RST on every relay ↔ broker connection (every broker is reached through a proxy). */
   LINK_RESET,
   /** C11: relay ↔ broker bytes discarded for 2 × TTL, no RST. */
   LINK_BLACKHOLE,
@@ -57,6 +63,6 @@ public enum FaultKind {
   /** The faults that only make sense with the WAL relay ({@link Scenario#walRelay()}). */
   public static final Set<FaultKind> WAL_ONLY = EnumSet.of(SLOT_DROP);
 
-  /** The faults on the relay ↔ broker link. */
-  public static final Set<FaultKind> LINK = EnumSet.of(LINK_RESET, LINK_BLACKHOLE, LINK_LATENCY, LINK_DROP_ACK);
+  /** The faults that only make sense with the polling relay. */
+  public static final Set<FaultKind> POLLING_ONLY = EnumSet.of(RELAY_HALT_ACKED);
 }

@@ -55,6 +55,8 @@ public final class FaultRun implements AutoCloseable {
    */
   private static final Duration TTL = Duration.ofSeconds(2);
   private static final Duration START = Duration.ofSeconds(90);
+  /** How long an armed relay may take to reach its next completion (forced B2). */
+  private static final int HALT_WAIT_SECONDS = 15;
   private static final int AGGREGATES = 200;
   /** Estimated seconds per fault, including its heal and the gap before it. */
   private static final double SECONDS_PER_FAULT = 5.0;
@@ -122,9 +124,11 @@ public final class FaultRun implements AutoCloseable {
       exec(producerDb.dataSource(), ddl);
     }
     exec(consumerDb.dataSource(), "CREATE TABLE effect (message_id uuid PRIMARY KEY, aggregate_id text,"
-        + " sequence bigint NOT NULL, n int NOT NULL)");
+        + " sequence bigint NOT NULL, n int NOT NULL, after_sequence bigint)");
+    exec(consumerDb.dataSource(), "CREATE INDEX effect_aggregate ON effect (aggregate_id, sequence)");
     destination = broker.create(topic);
-    link = destination.linkHost() == null ? null : TcpProxy.start(destination.linkHost(), destination.linkPort());
+    link = destination.linkHost() == null ? null
+        : TcpProxy.startOn(destination.linkProxyPort(), destination.linkHost(), destination.linkPort());
     String relayTransport = destination.relaySpec(link == null ? 0 : link.port());
     proxy = TcpProxy.start(producerDb.host(), producerDb.port());
     String relayUrl = producerDb.relayUrl(proxy.port());
@@ -276,6 +280,33 @@ public final class FaultRun implements AutoCloseable {
 
   TcpProxy proxy() {
     return proxy;
+  }
+
+  /**
+   * FAULTS B2, forced: arms {@code relay}'s halt before its next completion and waits until it has
+   * halted there (its batch acked by the broker, its rows still pending); a relay that reaches no
+   * completion within {@value #HALT_WAIT_SECONDS} s is killed -9 instead. Returns what happened;
+   * the caller restarts the relay.
+   */
+  String haltBeforeCompletion(ChildJvm relay) {
+    Path trigger = RelayMain.haltTrigger(journals.get(relays.indexOf(relay)));
+    try {
+      Files.writeString(trigger, "halt");
+      boolean halted = relay.awaitExit(Duration.ofSeconds(HALT_WAIT_SECONDS));
+      if (!halted) {
+        relay.kill9();
+      }
+      return halted ? "halted after its broker acks, before completion"
+          : "reached no completion in " + HALT_WAIT_SECONDS + " s: killed -9 instead";
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot arm " + trigger, e);
+    } finally {
+      try {
+        Files.deleteIfExists(trigger);
+      } catch (IOException e) {
+        LOG.warn("cannot remove {}", trigger, e);
+      }
+    }
   }
 
   void restart(ChildJvm child) {
@@ -433,6 +464,11 @@ public final class FaultRun implements AutoCloseable {
     for (Map<String, Object> row : rows(consumerDb.dataSource(), "SELECT message_id, n FROM effect")) {
       effects.put((UUID) row.get("message_id"), (Integer) row.get("n"));
     }
+    List<UUID> outOfOrder = new ArrayList<>();
+    for (Map<String, Object> row : rows(consumerDb.dataSource(),
+        "SELECT message_id FROM effect WHERE after_sequence > sequence")) {
+      outOfOrder.add((UUID) row.get("message_id"));
+    }
     Set<UUID> parked = new HashSet<>();
     for (Map<String, Object> row : rows(consumerDb.dataSource(), "SELECT message_id FROM twinbox_inbox_parked")) {
       try {
@@ -441,8 +477,8 @@ public final class FaultRun implements AutoCloseable {
         // A parked foreign record: its id is where it was, not a message id.
       }
     }
-    return new RunFacts(committed, rolledBack, read.deliveries(), status, acked, effects, parked, poison,
-        read.foreign());
+    return new RunFacts(committed, rolledBack, read.deliveries(), status, acked, effects, outOfOrder, parked,
+        poison, read.foreign());
   }
 
   /** A {@code uuid} (PostgreSQL) or its text ({@code VARCHAR(36)} on MariaDB). */

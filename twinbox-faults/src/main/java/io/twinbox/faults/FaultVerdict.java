@@ -7,9 +7,10 @@ import java.util.UUID;
 /**
  * What the {@link FaultChecker} found in one run. {@link #ok()} holds when every invariant of
  * FAULTS.md is zero: lost, phantom (published or applied), duplicate effects, per-aggregate order
- * violations, stuck rows, and also no header mismatch, no row marked published without an ack, no
- * delivered message left unapplied and unparked, no poison applied. Duplicate deliveries and
- * parked messages are counted and reported, not judged.
+ * violations on the broker and in the consumer's apply order, stuck rows, healthy messages parked,
+ * and also no header mismatch, no row marked published without an ack, no delivered message left
+ * unapplied and unparked, no poison applied. Duplicate deliveries and parked poison are counted and
+ * reported, not judged.
  *
  * <p>Immutable and thread-safe.
  *
@@ -27,7 +28,9 @@ import java.util.UUID;
  * @param stuck committed rows still {@code PENDING} after the drain
  * @param failed committed rows in {@code FAILED}
  * @param parked messages the consumer parked
- * @param parkedHealthy parked messages that were not written as poison
+ * @param parkedHealthy parked messages that were not written as poison: their effect never
+ *     happened, so a consumer that parks good messages fails the run
+ * @param appliedOutOfOrder ids the consumer applied after a later sequence of their aggregate
  * @param foreignRecords non-Twinbox records on the topic (injected garbage)
  */
 public record FaultVerdict(
@@ -46,6 +49,7 @@ public record FaultVerdict(
     int failed,
     int parked,
     int parkedHealthy,
+    List<UUID> appliedOutOfOrder,
     int foreignRecords) {
 
   public FaultVerdict {
@@ -56,6 +60,7 @@ public record FaultVerdict(
     poisonApplied = List.copyOf(poisonApplied);
     unapplied = List.copyOf(unapplied);
     markedNotSent = List.copyOf(markedNotSent);
+    appliedOutOfOrder = List.copyOf(appliedOutOfOrder);
   }
 
   public int committed() {
@@ -84,11 +89,17 @@ public record FaultVerdict(
     return broker.orderViolations();
   }
 
+  /** Effects the consumer applied after a later sequence of the same aggregate. */
+  public int applyOrderViolations() {
+    return appliedOutOfOrder.size();
+  }
+
   /** All invariants zero. */
   public boolean ok() {
     return lost() == 0 && phantom() == 0 && duplicateEffects == 0 && orderViolations() == 0
         && stuck == 0 && broker.headerMismatches() == 0 && markedNotSent.isEmpty()
-        && unapplied.isEmpty() && poisonApplied.isEmpty();
+        && unapplied.isEmpty() && poisonApplied.isEmpty() && parkedHealthy == 0
+        && appliedOutOfOrder.isEmpty();
   }
 
   /** The standard result line of FAULTS.md. */
@@ -97,7 +108,8 @@ public record FaultVerdict(
         + " delivered=" + delivered() + " lost=" + lost() + " (library=" + lostLibrary.size()
         + " broker=" + lostBroker.size() + ") phantom=" + phantom() + " dupDeliveries="
         + duplicateDeliveries() + " dupEffects=" + duplicateEffects + " orderViol="
-        + orderViolations() + " stuck=" + stuck + " failed=" + failed + " parked=" + parked
+        + orderViolations() + " applyOrderViol=" + applyOrderViolations() + " stuck=" + stuck
+        + " failed=" + failed + " parked=" + parked + " parkedHealthy=" + parkedHealthy
         + " markedNotSent=" + markedNotSent.size() + " unapplied=" + unapplied.size()
         + " headerMismatches=" + broker.headerMismatches() + " foreign=" + foreignRecords;
   }
@@ -112,6 +124,7 @@ public record FaultVerdict(
     examples(text, "poison applied", poisonApplied, max);
     examples(text, "unapplied", unapplied, max);
     examples(text, "marked published, never acked", markedNotSent, max);
+    examples(text, "applied out of order", appliedOutOfOrder, max);
     return text.toString();
   }
 

@@ -93,6 +93,13 @@ final class Nemesis {
         run.restart(relay);
         return relay.name;
       }
+      case RELAY_HALT_ACKED -> {
+        ChildJvm relay = pick(run.relays());
+        String how = run.haltBeforeCompletion(relay);
+        ChildJvm.sleep(200 + random.nextInt(800));
+        run.restart(relay);
+        return relay.name + " " + how;
+      }
       case RELAY_TERM -> {
         ChildJvm relay = pick(run.relays());
         relay.terminate();

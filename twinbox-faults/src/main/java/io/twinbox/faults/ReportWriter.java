@@ -26,8 +26,11 @@ import java.util.stream.Collectors;
  */
 public final class ReportWriter {
   private static final String HEADER = "| Row | Scenario | Broker | Store | Faults | Committed | Rolled back "
-      + "| Published | Delivered | Lost (lib/broker) | Phantom | Dup deliveries | Dup effects | Order viol. | Stuck "
-      + "| Failed | Parked | Fenced | Drain ms | Result |";
+      + "| Published | Delivered | Lost (lib/broker) | Phantom | Dup deliveries | Dup effects | Order viol. "
+      + "| Apply order viol. | Stuck | Failed | Parked | Parked healthy | Fenced | Drain ms | Result |";
+  private static final int COLUMNS = 22;
+  /** In the columns a row's last run did not judge yet (it predates them). */
+  private static final String NOT_JUDGED = "–";
   private static final Pattern LINE_KEY = Pattern.compile("^\\[(\\S+) ([^\\]/ ]+)(?:/([^\\] ]+))?\\] seed=(-?\\d+)");
   private static final Pattern FAULT_COUNT = Pattern.compile("×(\\d+)");
 
@@ -96,15 +99,23 @@ public final class ReportWriter {
         + "counter per message, PostgreSQL). The producer's store is PostgreSQL or MariaDB (column Store); row B9 "
         + "runs it in a private PostgreSQL cluster that the nemesis kills (-9) and restarts. The G rows and the "
         + "rows named <row>-WAL (the relay rows played again) run the WAL relay (RelayMode.WAL) instead of the "
-        + "polling one, on a private wal_level=logical cluster. Kafka is the "
-        + "testkit's single KRaft node (killed and restarted by the nemesis); RabbitMQ and NATS JetStream are the "
+        + "polling one, on a private wal_level=logical cluster. Row B2 halts a relay (as kill -9) exactly between "
+        + "the broker's acks of a batch and the statement that marks its rows published. Kafka is the "
+        + "testkit's single KRaft node (killed and restarted by the nemesis), reached by the relays through a "
+        + "fault proxy on its second listener, which advertises the proxy's port (so every connection of the "
+        + "relays' producers goes through it); RabbitMQ and NATS JetStream are the "
         + "machine's shared servers, never killed, reached by the relays through a fault proxy. The nemesis acts "
         + "only after 20% of the expected events are published; every figure is taken after a full drain with all "
-        + "faults healed. Invariants (must be 0): lost, phantom, dup effects, order violations, stuck. Duplicate "
+        + "faults healed. Invariants (must be 0): lost, phantom, dup effects, order violations (first deliveries "
+        + "on the broker), apply order violations (an effect committed after the effect of a later sequence of "
+        + "its aggregate had committed: the consumer's handler records the highest sequence of the aggregate visible "
+        + "when it writes the effect), stuck, parked "
+        + "healthy (a message that was not written as poison yet was parked, so its effect never happened). A "
+        + "'" + NOT_JUDGED + "' in those two columns marks a row last run before the checker judged them. Duplicate "
         + "deliveries are allowed after crashes, pauses and ambiguous answers, and reported (on NATS, a republish "
         + "inside JetStream's 2-minute duplicate window is dropped by the server and not counted). A row is absent "
-        + "where none of its faults can be played (broker kill on the shared RabbitMQ and NATS, relay<->broker "
-        + "proxy faults on Kafka, database restart on the shared MariaDB). Fenced counts completions refused "
+        + "where none of its faults can be played (broker kill on the shared RabbitMQ and NATS, database restart "
+        + "on the shared MariaDB). Fenced counts completions refused "
         + "because the other relay had taken the partition over; that takes a relay whose lease went unrenewed "
         + "for a whole TTL. Leases are renewed every 667 ms and used for at most 1.6 s after a renewal was sent, so "
         + "a relay process (or its database path) that stands still for 1.33 s or more on this shared 2-core "
@@ -120,7 +131,7 @@ public final class ReportWriter {
     md.append("**").append(rows.size()).append(" scenario runs, ").append(faults).append(" faults, ")
         .append(failed == 0 ? "all invariants zero" : failed + " run(s) FAILED or could not run").append(".**\n\n");
     md.append(HEADER).append('\n');
-    md.append("|---".repeat(20)).append("|\n");
+    md.append("|---".repeat(COLUMNS)).append("|\n");
     rows.forEach(r -> md.append(r).append('\n'));
     md.append("\nResult lines:\n\n```\n");
     lines.forEach(l -> md.append(l).append('\n'));
@@ -136,6 +147,7 @@ public final class ReportWriter {
     boolean inCommands = false;
     boolean commandsDone = false;
     boolean withStore = false;
+    boolean withApplyOrder = false;
     List<String> oldCommands = new ArrayList<>();
     Map<Key, Long> keptSeeds = new java.util.HashMap<>();
     for (String line : old) {
@@ -152,11 +164,16 @@ public final class ReportWriter {
         }
       } else if (line.startsWith("| Row ")) {
         withStore = line.contains("| Store |");
+        withApplyOrder = line.contains("| Apply order viol. |");
       } else if (line.startsWith("| ")) {
         List<String> cells = new ArrayList<>(Arrays.asList(line.split(" \\| ", -1)));
         if (cells.size() > 3) {
           if (!withStore) {
             cells.add(3, ProducerStore.POSTGRESQL);
+          }
+          if (!withApplyOrder) {
+            cells.add(14, NOT_JUDGED);
+            cells.add(18, NOT_JUDGED);
           }
           Key k = new Key(cells.get(0).substring(2).trim(), cells.get(2).trim(), cells.get(3).trim());
           if (!ran.contains(k)) {
@@ -209,7 +226,8 @@ public final class ReportWriter {
         + faultText(r.faults()) + " | " + v.committed() + " | " + v.rolledBack() + " | " + v.published() + " | "
         + v.delivered() + " | " + v.lost() + " (" + v.lostLibrary().size() + "/" + v.lostBroker().size() + ") | "
         + v.phantom() + " | " + v.duplicateDeliveries() + " | " + v.duplicateEffects() + " | "
-        + v.orderViolations() + " | " + v.stuck() + " | " + v.failed() + " | " + v.parked() + " | " + r.fenced()
+        + v.orderViolations() + " | " + v.applyOrderViolations() + " | " + v.stuck() + " | " + v.failed() + " | "
+        + v.parked() + " | " + v.parkedHealthy() + " | " + r.fenced()
         + (r.fenced() > 0 ? " (relay stall " + r.stalls().maxStallMs() + " ms, " + r.stalls().renewalsPastTtl()
             + " renewals past the TTL)" : "")
         + " | " + r.drainMs() + " | " + (v.ok() ? "OK" : "**FAIL**") + " |";

@@ -25,6 +25,8 @@ import java.util.UUID;
  *     {@code FAILED}); ids without a row are absent
  * @param acked ids some relay's transport reported as acknowledged by the broker (the ack journal)
  * @param effects how many times the consumer's business effect committed, per id
+ * @param appliedOutOfOrder ids whose effect committed after the effect of a later sequence of the
+ *     same aggregate (the consumer's apply order)
  * @param parked ids the consumer parked
  * @param poison committed ids written to be unprocessable: they must be parked, never applied
  * @param foreignRecords records on the topic that are not Twinbox events (injected garbage)
@@ -36,6 +38,7 @@ public record RunFacts(
     Map<UUID, String> rowStatus,
     Set<UUID> acked,
     Map<UUID, Integer> effects,
+    List<UUID> appliedOutOfOrder,
     Set<UUID> parked,
     Set<UUID> poison,
     int foreignRecords) {
@@ -47,6 +50,7 @@ public record RunFacts(
     rowStatus = Map.copyOf(Objects.requireNonNull(rowStatus, "rowStatus"));
     acked = Set.copyOf(Objects.requireNonNull(acked, "acked"));
     effects = Map.copyOf(Objects.requireNonNull(effects, "effects"));
+    appliedOutOfOrder = List.copyOf(Objects.requireNonNull(appliedOutOfOrder, "appliedOutOfOrder"));
     parked = Set.copyOf(Objects.requireNonNull(parked, "parked"));
     poison = Set.copyOf(Objects.requireNonNull(poison, "poison"));
   }

@@ -37,7 +37,10 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
    * {@code <row>-WAL}, the title prefixed with "WAL relay:".
    */
   static Scenario onWal(Scenario polling) {
-    return new Scenario(polling.id() + "-WAL", "WAL relay: " + polling.title(), polling.kinds(), polling.faults(),
+    Set<FaultKind> kinds = EnumSet.noneOf(FaultKind.class);
+    kinds.addAll(polling.kinds());
+    kinds.removeAll(FaultKind.POLLING_ONLY);
+    return new Scenario(polling.id() + "-WAL", "WAL relay: " + polling.title(), kinds, polling.faults(),
         polling.eachOnce(), polling.rollbackRate(), polling.poisonRate(), true);
   }
 
@@ -58,6 +61,7 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     return List.of(
         row("A1", "rollbacks (explicit and failing at COMMIT), no faults", 0),
         row("B1", "relay kill -9 (after claim / after ack)", 6, FaultKind.RELAY_KILL),
+        row("B2", "relay halted between broker ack and completion (forced)", 6, FaultKind.RELAY_HALT_ACKED),
         row("B3", "relay SIGTERM (rolling deploy)", 6, FaultKind.RELAY_TERM),
         row("B5", "relay SIGSTOP > lease TTL (zombie)", 6, FaultKind.RELAY_PAUSE),
         row("B8", "relay DB sessions terminated / reset / replies lost", 8, FaultKind.DB_TERMINATE,

@@ -27,6 +27,8 @@ class FaultCheckerTest {
   private final Map<UUID, String> rows = new HashMap<>();
   private final Set<UUID> acked = new HashSet<>();
   private final Map<UUID, Integer> effects = new HashMap<>();
+  private final List<UUID> appliedOutOfOrder = new ArrayList<>();
+  private final Set<UUID> parked = new HashSet<>();
 
   FaultCheckerTest() {
     long offset = 0;
@@ -44,7 +46,7 @@ class FaultCheckerTest {
 
   private FaultVerdict check() {
     return FaultChecker.check(new RunFacts(committed, rolledBack, deliveries, rows, acked, effects,
-        Set.of(), Set.of(), 0));
+        appliedOutOfOrder, parked, Set.of(), 0));
   }
 
   @Test
@@ -146,14 +148,39 @@ class FaultCheckerTest {
   void poisonMustBeParkedNotApplied() {
     UUID poison = deliveries.get(2).id();
     FaultVerdict applied = FaultChecker.check(new RunFacts(committed, rolledBack, deliveries, rows,
-        acked, effects, Set.of(), Set.of(poison), 0));
+        acked, effects, List.of(), Set.of(), Set.of(poison), 0));
     assertThat(applied.ok()).isFalse();
     assertThat(applied.poisonApplied()).containsExactly(poison);
 
     effects.remove(poison);
     FaultVerdict parked = FaultChecker.check(new RunFacts(committed, rolledBack, deliveries, rows,
-        acked, effects, Set.of(poison), Set.of(poison), 0));
+        acked, effects, List.of(), Set.of(poison), Set.of(poison), 0));
     assertThat(parked.ok()).as(parked.describe(5)).isTrue();
     assertThat(parked.parked()).isEqualTo(1);
+    assertThat(parked.parkedHealthy()).isZero();
+  }
+
+  @Test
+  void aHealthyMessageParkedFailsTheRunThoughNothingIsLostOnTheBroker() {
+    UUID good = deliveries.get(4).id();
+    effects.remove(good);
+    parked.add(good);
+    FaultVerdict v = check();
+    assertThat(v.lost()).isZero();
+    assertThat(v.unapplied()).isEmpty();
+    assertThat(v.parkedHealthy()).isEqualTo(1);
+    assertThat(v.ok()).isFalse();
+    assertThat(v.line()).contains("parkedHealthy=1");
+  }
+
+  @Test
+  void anEffectAppliedAfterALaterSequenceOfItsAggregateFailsTheRun() {
+    UUID early = deliveries.get(0).id();
+    appliedOutOfOrder.add(early);
+    FaultVerdict v = check();
+    assertThat(v.orderViolations()).isZero(); // the broker's order was right
+    assertThat(v.applyOrderViolations()).isEqualTo(1);
+    assertThat(v.ok()).isFalse();
+    assertThat(v.describe(5)).contains("applied out of order: " + early);
   }
 }

@@ -17,13 +17,13 @@ class ReportWriterTest {
 
   private static ScenarioResult result(int row, String broker, String store, long seed) {
     FaultVerdict clean = FaultChecker.check(new RunFacts(List.of(), List.of(), List.of(), Map.of(), Set.of(),
-        Map.of(), Set.of(), Set.of(), 0));
+        Map.of(), List.of(), Set.of(), Set.of(), 0));
     return new ScenarioResult(Scenario.matrix().get(row), broker, store, 100, seed, clean,
         Map.of(FaultKind.RELAY_KILL, 3), 0, new RelayStalls(0, 0), 10, 20);
   }
 
   private static final int B1 = 1;
-  private static final int B3 = 2;
+  private static final int B3 = 3;
 
   @Test
   void aFencedFigureNamesTheRelayStallsThatExplainIt() throws Exception {
@@ -123,6 +123,9 @@ class ReportWriterTest {
     assertThat(md).contains("| B1 | relay kill -9 (after claim / after ack) | rabbitmq | postgresql | relay_kill×6 |")
         .doesNotContain("| kafka | relay_kill×6").contains("[B1 rabbitmq/postgresql] seed=4 faults=6 OK")
         .doesNotContain("[B1 kafka] seed=4").contains("old -Dfaults.n=100").contains("new -Dfaults.seed=9")
-        .contains("2 scenario runs, 9 faults, all invariants zero");
+        .contains("2 scenario runs, 9 faults, all invariants zero")
+        // The kept row predates the apply-order and parked-healthy columns: not judged, not zero.
+        .contains("| rabbitmq | postgresql | relay_kill×6 | 90 | 10 | 90 | 90 | 0 (0/0) | 0 | 0 | 0 | 0 | – | 0 | 0 "
+            + "| 0 | – | 0 | 10 | OK |");
   }
 }

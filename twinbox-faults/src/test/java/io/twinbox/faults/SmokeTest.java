@@ -9,10 +9,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The smoke tier of the fault suite, part of every {@code mvn verify}: N = 5,000 events, Kafka,
- * every fault kind Kafka supports once but a database restart (relay and consumer kill -9 / SIGTERM / SIGSTOP, broker kill
- * and restart, relay sessions terminated, relay↔database proxy reset / blackhole / latency / lost
- * replies, a long-held transaction, a poison record) after 20% progress, then a full drain: all
- * invariants zero.
+ * every fault kind Kafka supports once but a database restart (relay and consumer kill -9 / SIGTERM / SIGSTOP, a relay
+ * halted between its broker acks and its completion, broker kill and restart, relay sessions
+ * terminated, relay↔database proxy reset / blackhole / latency / lost replies, relay↔broker link
+ * reset / blackhole / latency / lost acks, a long-held transaction, a poison record) after 20%
+ * progress, then a full drain: all invariants zero, the consumer's apply order and parked healthy
+ * messages among them.
  */
 class SmokeTest {
   @Test
@@ -33,6 +35,8 @@ class SmokeTest {
     assertThat(v.phantom()).isZero();
     assertThat(v.duplicateEffects()).isZero();
     assertThat(v.orderViolations()).isZero();
+    assertThat(v.applyOrderViolations()).isZero();
+    assertThat(v.parkedHealthy()).isZero();
     assertThat(v.stuck()).isZero();
     assertThat(v.rolledBack()).isPositive();
     assertThat(v.foreignRecords()).isEqualTo(1);

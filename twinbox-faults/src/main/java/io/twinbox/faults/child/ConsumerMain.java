@@ -23,7 +23,9 @@ import java.util.function.Supplier;
 /**
  * A consumer JVM of a fault run: the Kafka topic, RabbitMQ queue or JetStream stream through the inbox into the consumer's database,
  * where the business effect is a counter per message id ({@code effect.n}): any value above 1 is
- * a duplicate effect. Events of type {@value #POISON} are unprocessable and must be parked.
+ * a duplicate effect. Each effect also records the highest sequence of its aggregate whose effect
+ * had committed before it was written ({@code effect.after_sequence}): one above its own sequence is
+ * an effect applied out of order. Events of type {@value #POISON} are unprocessable and must be parked.
  *
  * <p>Arguments: {@code <jdbc url> <user> <password> <transport> <group> <name>}, the transport as
  * {@code kafka|<bootstrap>|<topic>|<group>}, {@code rabbitmq|<host>|<port>|<queue>} or
@@ -47,11 +49,17 @@ public final class ConsumerMain {
           if (POISON.equals(m.type())) {
             throw new UnprocessableMessageException("poison event " + m.id());
           }
+          // after_sequence: the highest sequence of the aggregate whose effect had committed when
+          // this one was written. No lock (two consumers' batches would deadlock on them), so two
+          // effects in flight at once cannot see each other; every effect written after a later one
+          // committed is caught.
           try (PreparedStatement ps = c.prepareStatement("INSERT INTO effect (message_id, aggregate_id,"
-              + " sequence, n) VALUES (?, ?, ?, 1) ON CONFLICT (message_id) DO UPDATE SET n = effect.n + 1")) {
+              + " sequence, n, after_sequence) VALUES (?, ?, ?, 1, (SELECT max(sequence) FROM effect"
+              + " WHERE aggregate_id = ?)) ON CONFLICT (message_id) DO UPDATE SET n = effect.n + 1")) {
             ps.setObject(1, UUID.fromString(m.id()));
             ps.setString(2, m.aggregateId());
             ps.setLong(3, m.sequence());
+            ps.setString(4, m.aggregateId());
             ps.executeUpdate();
           }
         };

@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * file> <polling|wal>} (WAL: {@code RelayMode.WAL} on slot {@value #WAL_SLOT}), the transport as {@code kafka|<bootstrap>|<topic>}, {@code
  * rabbitmq|<host>|<port>|<exchange>} or {@code nats|<host>|<port>|<subject prefix>} (see {@link #transport}). Prints {@value #STARTED} once running, {@value #STATS} lines every 500 ms and
  * {@value #FINAL} on SIGTERM (with the longest stall of the whole process that the stats ticker saw,
- * see {@link StallGauge}).
+ * see {@link StallGauge}). While the file {@link #haltTrigger} exists, the process halts just before
+ * its next completion statement ({@link HaltBeforeCompletion}, forced B2).
  */
 public final class RelayMain {
   public static final String STARTED = "RELAY-STARTED";
@@ -47,7 +48,8 @@ public final class RelayMain {
           + " <node id> <lease ttl ms> <journal> <polling|wal>");
     }
     HikariDataSource ds = Pools.open(args[0], args[1], args[2], "faults-relay-" + args[4], 6);
-    JdbcStore store = JdbcStore.builder(ds).build();
+    Path haltTrigger = haltTrigger(Path.of(args[6]));
+    JdbcStore store = JdbcStore.builder(HaltBeforeCompletion.wrap(ds, haltTrigger)).build();
     AckJournal journal = new AckJournal(transport(args[3], args[4]), Path.of(args[6]));
     Relay relay = Relay.builder(store, journal)
         .nodeId(args[4])
@@ -84,6 +86,14 @@ public final class RelayMain {
       System.out.println(STATS + " " + line(relay.stats()));
     }, 500, 500, TimeUnit.MILLISECONDS);
     stopped.await();
+  }
+
+  /**
+   * The file that arms {@link HaltBeforeCompletion} for the relay journaling to {@code journal}
+   * (the nemesis's forced B2).
+   */
+  public static Path haltTrigger(Path journal) {
+    return journal.resolveSibling(journal.getFileName() + ".halt");
   }
 
   /**

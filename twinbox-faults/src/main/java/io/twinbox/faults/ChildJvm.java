@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,10 +28,18 @@ final class ChildJvm {
   private final String mainClass;
   private final List<String> args;
   private final String startedMarker;
+  private final Map<String, String> environment;
   private Process process;
   private int starts;
 
   ChildJvm(String name, Path dir, String mainClass, List<String> args, String startedMarker) {
+    this(name, dir, mainClass, args, startedMarker, Map.of());
+  }
+
+  /** A child with {@code environment} added to its environment at every launch. */
+  ChildJvm(String name, Path dir, String mainClass, List<String> args, String startedMarker,
+      Map<String, String> environment) {
+    this.environment = Map.copyOf(environment);
     this.name = name;
     this.dir = dir;
     this.log = dir.resolve(name + ".log");
@@ -42,7 +51,7 @@ final class ChildJvm {
   /** Launches the JVM; {@link #awaitStarted} waits for it. */
   void launch() {
     // ChildProcess writes one classpath file per launch, so children can share the run's folder.
-    process = ChildProcess.start(dir, log, JVM_OPTIONS, mainClass, args);
+    process = ChildProcess.start(dir, log, JVM_OPTIONS, mainClass, args, environment);
     starts++;
   }
 

@@ -56,7 +56,7 @@ public final class FaultRun implements AutoCloseable {
   private static final Duration TTL = Duration.ofSeconds(2);
   private static final Duration START = Duration.ofSeconds(90);
   /** How long an armed relay may take to reach its next completion (forced B2). */
-  private static final int HALT_WAIT_SECONDS = 15;
+  static final int HALT_WAIT_SECONDS = 15;
   private static final int AGGREGATES = 200;
   /** Estimated seconds per fault, including its heal and the gap before it. */
   private static final double SECONDS_PER_FAULT = 5.0;
@@ -139,7 +139,7 @@ public final class FaultRun implements AutoCloseable {
       relays.add(new ChildJvm("relay-" + i, dir, RelayMain.class.getName(), List.of(relayUrl,
           producerDb.user(), producerDb.password(), relayTransport, "relay-" + i,
           Long.toString(TTL.toMillis()), journal.toString(), scenario.walRelay() ? "wal" : "polling"),
-          RelayMain.STARTED));
+          RelayMain.STARTED, SkewedClock.environment(relaySkew(i))));
       consumers.add(new ChildJvm("consumer-" + i, dir, ConsumerMain.class.getName(), List.of(
           consumerDb.jdbcUrl(), consumerDb.user(), consumerDb.password(), destination.consumerSpec(),
           "faults-consumer", "consumer-" + i), ConsumerMain.STARTED));
@@ -158,6 +158,9 @@ public final class FaultRun implements AutoCloseable {
     all.addAll(consumers);
     all.forEach(ChildJvm::launch);
     all.forEach(c -> c.awaitStarted(START));
+    for (int i = 0; i < relays.size() && scenario.relayClockSkewSeconds() != 0; i++) {
+      LOG.info("{}'s clock is {} s off", relays.get(i).name, SkewedClock.verify(relays.get(i), relaySkew(i)));
+    }
     producer.launch();
     LOG.info("{} on {}/{}: {} events at {}/s, {} faults, destination {}, logs in {}", scenario.id(),
         broker.name(), producerDb.kind(), events, Math.round(rate), scenario.faultCount(supported()), topic, dir);
@@ -282,13 +285,18 @@ public final class FaultRun implements AutoCloseable {
     return proxy;
   }
 
+  /** Row B7R: relay-0's clock ahead by the scenario's skew, relay-1's behind. */
+  private int relaySkew(int relay) {
+    return relay == 0 ? scenario.relayClockSkewSeconds() : -scenario.relayClockSkewSeconds();
+  }
+
   /**
    * FAULTS B2, forced: arms {@code relay}'s halt before its next completion and waits until it has
    * halted there (its batch acked by the broker, its rows still pending); a relay that reaches no
-   * completion within {@value #HALT_WAIT_SECONDS} s is killed -9 instead. Returns what happened;
-   * the caller restarts the relay.
+   * completion within {@value #HALT_WAIT_SECONDS} s is killed -9 instead. Returns whether it halted
+   * there; the caller restarts the relay.
    */
-  String haltBeforeCompletion(ChildJvm relay) {
+  boolean haltBeforeCompletion(ChildJvm relay) {
     Path trigger = RelayMain.haltTrigger(journals.get(relays.indexOf(relay)));
     try {
       Files.writeString(trigger, "halt");
@@ -296,8 +304,7 @@ public final class FaultRun implements AutoCloseable {
       if (!halted) {
         relay.kill9();
       }
-      return halted ? "halted after its broker acks, before completion"
-          : "reached no completion in " + HALT_WAIT_SECONDS + " s: killed -9 instead";
+      return halted;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot arm " + trigger, e);
     } finally {

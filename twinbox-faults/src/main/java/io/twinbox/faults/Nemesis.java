@@ -25,6 +25,8 @@ final class Nemesis {
   private final Random random;
   private final Map<FaultKind, Integer> applied = new EnumMap<>(FaultKind.class);
   private final List<String> log = new ArrayList<>();
+  /** The fault actually played when {@link #apply} had to fall back to another kind; else null. */
+  private FaultKind substitute;
 
   Nemesis(FaultRun run, Scenario scenario, long seed) {
     this.run = run;
@@ -65,10 +67,12 @@ final class Nemesis {
       ChildJvm.sleep((long) (gap.toMillis() * (0.5 + random.nextDouble())));
       long t0 = System.nanoTime();
       String target = apply(kind);
-      String entry = kind + " " + target + " " + (System.nanoTime() - t0) / 1_000_000 + "ms";
+      FaultKind played = substitute == null ? kind : substitute;
+      substitute = null;
+      String entry = played + " " + target + " " + (System.nanoTime() - t0) / 1_000_000 + "ms";
       LOG.info("nemesis: {}", entry);
       log.add(entry);
-      applied.merge(kind, 1, Integer::sum);
+      applied.merge(played, 1, Integer::sum);
     }
   }
 
@@ -95,10 +99,15 @@ final class Nemesis {
       }
       case RELAY_HALT_ACKED -> {
         ChildJvm relay = pick(run.relays());
-        String how = run.haltBeforeCompletion(relay);
+        boolean halted = run.haltBeforeCompletion(relay);
+        if (!halted) {
+          substitute = FaultKind.RELAY_KILL;
+        }
         ChildJvm.sleep(200 + random.nextInt(800));
         run.restart(relay);
-        return relay.name + " " + how;
+        return relay.name + (halted ? " halted after its broker acks, before completion"
+            : " armed for " + FaultRun.HALT_WAIT_SECONDS + " s reached no completion (no leases yet, or nothing "
+                + "left to publish): killed -9 instead, counted as relay_kill");
       }
       case RELAY_TERM -> {
         ChildJvm relay = pick(run.relays());

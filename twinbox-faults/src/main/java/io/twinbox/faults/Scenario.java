@@ -18,9 +18,18 @@ import java.util.Set;
  * @param poisonRate share of events written as poison (D4)
  * @param walRelay the relays stream the outbox from PostgreSQL's WAL ({@code RelayMode.WAL}, the G
  *     rows) on a private {@code wal_level=logical} cluster, instead of polling
+ * @param relayClockSkewSeconds the relay hosts' clocks are off by this much for the whole run,
+ *     relay-0 ahead and relay-1 behind (libfaketime; 0 for true clocks): leases must not care,
+ *     since they are judged on the database's clock
  */
 public record Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
-    double rollbackRate, double poisonRate, boolean walRelay) {
+    double rollbackRate, double poisonRate, boolean walRelay, int relayClockSkewSeconds) {
+
+  /** A row whose relays run on true clocks. */
+  public Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
+      double rollbackRate, double poisonRate, boolean walRelay) {
+    this(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, 0);
+  }
 
   static Scenario row(String id, String title, int faults, FaultKind... kinds) {
     Set<FaultKind> set = kinds.length == 0 ? EnumSet.noneOf(FaultKind.class) : EnumSet.of(kinds[0], kinds);
@@ -41,7 +50,7 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     kinds.addAll(polling.kinds());
     kinds.removeAll(FaultKind.POLLING_ONLY);
     return new Scenario(polling.id() + "-WAL", "WAL relay: " + polling.title(), kinds, polling.faults(),
-        polling.eachOnce(), polling.rollbackRate(), polling.poisonRate(), true);
+        polling.eachOnce(), polling.rollbackRate(), polling.poisonRate(), true, polling.relayClockSkewSeconds());
   }
 
   /** The rows of the matrix the runner plays, in order. */
@@ -54,6 +63,9 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     return List.copyOf(all);
   }
 
+  /** Row B7R's skew: relay-0's clock this far ahead, relay-1's this far behind. */
+  static final int RELAY_CLOCK_SKEW_SECONDS = 60;
+
   /** The relay rows that acceptance 8 of issue 15 plays again with WAL relays ({@code B1-WAL}, ...). */
   static final Set<String> WAL_RELAY_ROWS = Set.of("B1", "B3", "B5", "B8", "B9", "C1", "D4", "E1");
 
@@ -64,6 +76,8 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
         row("B2", "relay halted between broker ack and completion (forced)", 6, FaultKind.RELAY_HALT_ACKED),
         row("B3", "relay SIGTERM (rolling deploy)", 6, FaultKind.RELAY_TERM),
         row("B5", "relay SIGSTOP > lease TTL (zombie)", 6, FaultKind.RELAY_PAUSE),
+        new Scenario("B7R", "relay hosts' clocks skewed +-60 s (leases on the database clock), rolling restarts",
+            EnumSet.of(FaultKind.RELAY_TERM), 4, false, 0.10, 0.0, false, RELAY_CLOCK_SKEW_SECONDS),
         row("B8", "relay DB sessions terminated / reset / replies lost", 8, FaultKind.DB_TERMINATE,
             FaultKind.PROXY_RESET, FaultKind.PROXY_DROP_REPLY),
         row("B9", "database kill -9 + restart (private PostgreSQL cluster)", 5, FaultKind.DB_RESTART),
@@ -99,7 +113,7 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
       throw new IllegalArgumentException("faults must be >= 1, was " + count);
     }
     return kinds.isEmpty() || eachOnce ? this
-        : new Scenario(id, title, kinds, count, false, rollbackRate, poisonRate, walRelay);
+        : new Scenario(id, title, kinds, count, false, rollbackRate, poisonRate, walRelay, relayClockSkewSeconds);
   }
 
   /** How many faults the nemesis applies on a broker supporting {@code supported}. */

@@ -80,7 +80,7 @@ public final class RelayMain {
       stopped.countDown();
     }, "relay-shutdown"));
     relay.start();
-    System.out.println(STARTED + " " + relay.nodeId());
+    System.out.println(STARTED + " " + relay.nodeId() + " clock=" + java.time.Instant.now());
     ticker.scheduleAtFixedRate(() -> {
       stalls.tick();
       System.out.println(STATS + " " + line(relay.stats()));

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -32,6 +33,15 @@ public final class ChildProcess {
    */
   public static Process start(Path workDir, Path log, List<String> jvmOptions, String mainClass,
       List<String> args) {
+    return start(workDir, log, jvmOptions, mainClass, args, Map.of());
+  }
+
+  /**
+   * As {@link #start(Path, Path, List, String, List)}, with {@code environment} added to the
+   * child's environment (e.g. {@code LD_PRELOAD} of libfaketime for a skewed clock).
+   */
+  public static Process start(Path workDir, Path log, List<String> jvmOptions, String mainClass,
+      List<String> args, Map<String, String> environment) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
@@ -41,7 +51,9 @@ public final class ChildProcess {
     command.add(mainClass);
     command.addAll(args);
     try {
-      return new ProcessBuilder(command)
+      ProcessBuilder builder = new ProcessBuilder(command);
+      builder.environment().putAll(environment);
+      return builder
           .directory(workDir.toFile())
           .redirectErrorStream(true)
           .redirectOutput(Redirect.appendTo(log.toFile()))

@@ -23,6 +23,12 @@ public enum FaultKind {
   CONSUMER_TERM,
   /** D3, D7: SIGSTOP a consumer past its session timeout, then SIGCONT. */
   CONSUMER_PAUSE,
+  /**
+   * E1: {@code kill -9} of the producer (the application) mid-write, started again: the outcome
+   * of the transactions it had in flight is unknown to it, and what the database recovered is the
+   * truth. Once the producer has written everything, a relay is killed instead.
+   */
+  PRODUCER_KILL,
   /** C1: {@code kill -9} the broker, restart it after an outage. */
   BROKER_KILL,
   /**
@@ -62,6 +68,9 @@ public enum FaultKind {
 
   /** The faults that only make sense with the WAL relay ({@link Scenario#walRelay()}). */
   public static final Set<FaultKind> WAL_ONLY = EnumSet.of(SLOT_DROP);
+
+  /** The process kills: E1 plays at least {@link Scenario#killFloor()} of them. */
+  public static final Set<FaultKind> KILLS = EnumSet.of(RELAY_KILL, CONSUMER_KILL, PRODUCER_KILL);
 
   /** The faults that only make sense with the polling relay. */
   public static final Set<FaultKind> POLLING_ONLY = EnumSet.of(RELAY_HALT_ACKED);

@@ -80,6 +80,7 @@ public final class FaultRun implements AutoCloseable {
   private TcpProxy link;
   private BrokerUnderTest.Destination destination;
   private ChildJvm producer;
+  private boolean producerDone;
   private Path rolledBackFile;
 
   public FaultRun(Scenario scenario, int events, long seed, BrokerUnderTest broker, Path baseDir) {
@@ -373,16 +374,39 @@ public final class FaultRun implements AutoCloseable {
 
   private void awaitProducer() {
     long deadline = System.nanoTime() + Duration.ofMinutes(30).toNanos();
-    while (producer.count(ProducerMain.DONE) == 0) {
-      if (!producer.isAlive()) {
-        throw new IllegalStateException("producer died; log:\n" + producer.tail(40));
+    while (true) {
+      // Under the producer's lock: a kill by the nemesis (killProducer) is never mistaken for a death.
+      synchronized (producer) {
+        if (producer.count(ProducerMain.DONE) > 0) {
+          producerDone = true;
+          producer.terminate();
+          return;
+        }
+        if (!producer.isAlive()) {
+          throw new IllegalStateException("producer died; log:\n" + producer.tail(40));
+        }
       }
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("producer did not finish in 30 minutes");
       }
       ChildJvm.sleep(200);
     }
-    producer.terminate();
+  }
+
+  /**
+   * E1: {@code kill -9} of the producer, started again after {@code downMillis}; it goes on with the
+   * events left. False (nothing done) once it has written everything.
+   */
+  boolean killProducer(long downMillis) {
+    synchronized (producer) {
+      if (producerDone || producer.count(ProducerMain.DONE) > 0) {
+        return false;
+      }
+      producer.kill9();
+      ChildJvm.sleep(downMillis);
+      producer.launch();
+      return true;
+    }
   }
 
   /** Every process running, the proxy passing, the broker up. */

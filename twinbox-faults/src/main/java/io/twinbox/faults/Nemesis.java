@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,11 +37,30 @@ final class Nemesis {
 
   /** The planned faults, in order. */
   List<FaultKind> plan() {
+    return plan(scenario, run.supported(), random);
+  }
+
+  /** The faults {@code scenario} plays where {@code supported} can be, in order; same random, same plan. */
+  static List<FaultKind> plan(Scenario scenario, Set<FaultKind> supported, Random random) {
     List<FaultKind> kinds = new ArrayList<>(scenario.kinds());
-    kinds.retainAll(run.supported());
+    kinds.retainAll(supported);
     List<FaultKind> plan = new ArrayList<>();
     if (scenario.eachOnce()) {
       plan.addAll(kinds);
+      Collections.shuffle(plan, random);
+    } else if (scenario.killFloor() > 0) {
+      // E1 as FAULTS.md specifies it: at least killFloor process kills, every other kind twice.
+      List<FaultKind> kills = new ArrayList<>(kinds);
+      kills.retainAll(FaultKind.KILLS);
+      for (int i = 0; i < scenario.killFloor() && !kills.isEmpty(); i++) {
+        plan.add(kills.get(random.nextInt(kills.size())));
+      }
+      for (FaultKind kind : kinds) {
+        if (!FaultKind.KILLS.contains(kind)) {
+          plan.add(kind);
+          plan.add(kind);
+        }
+      }
       Collections.shuffle(plan, random);
     } else if (!kinds.isEmpty()) {
       for (int i = 0; i < scenario.faults(); i++) {
@@ -137,6 +157,17 @@ final class Nemesis {
         ChildJvm consumer = pick(run.consumers());
         consumer.pause(Duration.ofSeconds(8)); // past the 6 s session timeout: a rebalance
         return consumer.name;
+      }
+      case PRODUCER_KILL -> {
+        if (run.killProducer(200 + random.nextInt(800))) {
+          return "producer";
+        }
+        substitute = FaultKind.RELAY_KILL;
+        ChildJvm relay = pick(run.relays());
+        relay.kill9();
+        ChildJvm.sleep(200 + random.nextInt(800));
+        run.restart(relay);
+        return relay.name + " (the producer had written everything: a relay instead)";
       }
       case BROKER_KILL -> {
         run.brokerUnderTest().kill();

@@ -21,14 +21,23 @@ import java.util.Set;
  * @param relayClockSkewSeconds the relay hosts' clocks are off by this much for the whole run,
  *     relay-0 ahead and relay-1 behind (libfaketime; 0 for true clocks): leases must not care,
  *     since they are judged on the database's clock
+ * @param killFloor 0, or (E1) the schedule is at least this many process kills ({@link
+ *     FaultKind#KILLS}) plus every other kind of the row twice, shuffled, instead of {@code faults}
+ *     random draws
  */
 public record Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
-    double rollbackRate, double poisonRate, boolean walRelay, int relayClockSkewSeconds) {
+    double rollbackRate, double poisonRate, boolean walRelay, int relayClockSkewSeconds, int killFloor) {
 
-  /** A row whose relays run on true clocks. */
+  /** A row whose relays run on true clocks, with random draws. */
   public Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
       double rollbackRate, double poisonRate, boolean walRelay) {
-    this(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, 0);
+    this(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, 0, 0);
+  }
+
+  /** A row with random draws. */
+  public Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
+      double rollbackRate, double poisonRate, boolean walRelay, int relayClockSkewSeconds) {
+    this(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, relayClockSkewSeconds, 0);
   }
 
   static Scenario row(String id, String title, int faults, FaultKind... kinds) {
@@ -50,7 +59,8 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     kinds.addAll(polling.kinds());
     kinds.removeAll(FaultKind.POLLING_ONLY);
     return new Scenario(polling.id() + "-WAL", "WAL relay: " + polling.title(), kinds, polling.faults(),
-        polling.eachOnce(), polling.rollbackRate(), polling.poisonRate(), true, polling.relayClockSkewSeconds());
+        polling.eachOnce(), polling.rollbackRate(), polling.poisonRate(), true, polling.relayClockSkewSeconds(),
+        polling.killFloor());
   }
 
   /** The rows of the matrix the runner plays, in order. */
@@ -62,6 +72,9 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     all.add(walRow("G4", "WAL relay: slot dropped while the relays are down", 2, FaultKind.SLOT_DROP));
     return List.copyOf(all);
   }
+
+  /** E1's process kills (FAULTS.md: N = 100,000 with at least 50 kills). */
+  static final int E1_KILLS = 50;
 
   /** Row B7R's skew: relay-0's clock this far ahead, relay-1's this far behind. */
   static final int RELAY_CLOCK_SKEW_SECONDS = 60;
@@ -91,8 +104,9 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
             FaultKind.CONSUMER_TERM, FaultKind.CONSUMER_PAUSE),
         new Scenario("D4", "poison events and undecodable records", EnumSet.of(FaultKind.POISON_RECORD), 10,
             false, 0.10, 0.01, false),
-        new Scenario("E1", "everything combined, random schedule", EnumSet.complementOf(EnumSet.copyOf(
-            FaultKind.WAL_ONLY)), 20, false, 0.10, 0.005, false));
+        new Scenario("E1", "everything combined: >= 50 process kills, every other fault twice, seeded schedule",
+            EnumSet.complementOf(EnumSet.copyOf(FaultKind.WAL_ONLY)), 0, false, 0.10, 0.005, false, 0,
+            E1_KILLS));
   }
 
   /**
@@ -113,7 +127,7 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
       throw new IllegalArgumentException("faults must be >= 1, was " + count);
     }
     return kinds.isEmpty() || eachOnce ? this
-        : new Scenario(id, title, kinds, count, false, rollbackRate, poisonRate, walRelay, relayClockSkewSeconds);
+        : new Scenario(id, title, kinds, count, false, rollbackRate, poisonRate, walRelay, relayClockSkewSeconds, 0);
   }
 
   /** How many faults the nemesis applies on a broker supporting {@code supported}. */
@@ -121,7 +135,16 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     Set<FaultKind> playable = EnumSet.noneOf(FaultKind.class);
     playable.addAll(kinds);
     playable.retainAll(supported);
-    return eachOnce ? playable.size() : playable.isEmpty() ? 0 : faults;
+    if (eachOnce) {
+      return playable.size();
+    }
+    if (killFloor > 0) {
+      Set<FaultKind> kills = EnumSet.copyOf(FaultKind.KILLS);
+      kills.retainAll(playable);
+      playable.removeAll(FaultKind.KILLS);
+      return (kills.isEmpty() ? 0 : killFloor) + 2 * playable.size();
+    }
+    return playable.isEmpty() ? 0 : faults;
   }
 
   /**

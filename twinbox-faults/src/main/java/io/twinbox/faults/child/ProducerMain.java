@@ -7,6 +7,8 @@ import io.twinbox.jdbc.JdbcStore;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -34,7 +36,9 @@ import javax.sql.DataSource;
  * killed and restarted, FAULTS B9) is abandoned and the writer goes on with a new connection: its
  * outcome is whatever the database says (the ledger is in the same transaction). The committed ledger is the {@code orders} table itself (one row per event, with the
  * sequence the store assigned), written in the same transaction, so it is exact even if this JVM
- * dies; the ids of rolled-back events are appended to a file after each rollback.
+ * dies; the ids of rolled-back events are appended to a file after each rollback. Killed -9 and
+ * started again (FAULTS E1), it writes only the events left: the ledger's rows and the file's ids
+ * are done, and a transaction the kill cut off is whatever the database made of it.
  *
  * <p>Arguments: {@code <jdbc url> <user> <password> <events> <aggregates> <writers> <rollback
  * rate> <events per second> <seed> <poison rate> <rolled-back file>}. Prints {@value #DONE} when
@@ -53,17 +57,23 @@ public final class ProducerMain {
       throw new IllegalArgumentException("usage: ProducerMain <jdbc url> <user> <password> <events>"
           + " <aggregates> <writers> <rollback rate> <per second> <seed> <poison rate> <rolled-back file>");
     }
-    int events = Integer.parseInt(args[3]);
+    int total = Integer.parseInt(args[3]);
     int aggregates = Integer.parseInt(args[4]);
     int writers = Integer.parseInt(args[5]);
     double rollbackRate = Double.parseDouble(args[6]);
     double perSecond = Double.parseDouble(args[7]);
-    long seed = Long.parseLong(args[8]);
+    long baseSeed = Long.parseLong(args[8]);
     double poisonRate = Double.parseDouble(args[9]);
     boolean mariadb = Pools.isMariaDb(args[0]);
     HikariDataSource ds = Pools.open(args[0], args[1], args[2], "faults-producer", writers + 1);
     Outbox outbox = Outbox.builder(JdbcStore.builder(ds).build()).build();
+    // A producer killed -9 and started again goes on with the events left: those of committed
+    // transactions (the ledger) and of rolled-back ones (the file) are done; a transaction cut off
+    // by the kill is whatever the database made of it (committed: in the ledger; else gone).
+    int done = written(ds, Path.of(args[10]));
     FileOutputStream rolledBack = new FileOutputStream(args[10], true);
+    int events = Math.max(0, total - done);
+    long seed = done == 0 ? baseSeed : baseSeed * 7919 + done;
     AtomicInteger left = new AtomicInteger(events);
     long start = System.nanoTime();
     List<Thread> threads = new ArrayList<>();
@@ -101,6 +111,23 @@ public final class ProducerMain {
     System.out.println(DONE);
     System.out.flush();
     Thread.sleep(Long.MAX_VALUE);
+  }
+
+  /** Events already written by earlier starts: the ledger's rows plus the rolled-back file's ids. */
+  private static int written(DataSource ds, Path rolledBackFile) throws SQLException, IOException {
+    int rolledBack = 0;
+    if (Files.exists(rolledBackFile)) {
+      for (String line : Files.readAllLines(rolledBackFile, StandardCharsets.US_ASCII)) {
+        if (line.length() == 36) {
+          rolledBack++;
+        }
+      }
+    }
+    try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT count(*) FROM orders")) {
+      rs.next();
+      return rs.getInt(1) + rolledBack;
+    }
   }
 
   /** One transaction on a connection of its own; a lost connection abandons it (see the class doc). */

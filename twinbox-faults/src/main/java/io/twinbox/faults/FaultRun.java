@@ -119,6 +119,9 @@ public final class FaultRun implements AutoCloseable {
     producerDb = ProducerStore.open(storeKind, scenario, dir);
     consumerDb = PostgresDatabase.create();
     JdbcStore.builder(producerDb.dataSource()).build().migrate();
+    if (scenario.commitNotifications()) {
+      JdbcStore.builder(producerDb.dataSource()).build().setCommitNotifications(true);
+    }
     JdbcStore.builder(consumerDb.dataSource()).build().migrate();
     exec(producerDb.dataSource(), producerDb.ordersDdl());
     for (String ddl : producerDb.extraDdl()) {

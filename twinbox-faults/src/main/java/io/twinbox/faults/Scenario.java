@@ -24,20 +24,35 @@ import java.util.Set;
  * @param killFloor 0, or (E1) the schedule is at least this many process kills ({@link
  *     FaultKind#KILLS}) plus every other kind of the row twice, shuffled, instead of {@code faults}
  *     random draws
+ * @param commitNotifications the producer's outbox sends commit notifications and the relays
+ *     LISTEN (A9; PostgreSQL only), instead of the default polling alone
  */
 public record Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
-    double rollbackRate, double poisonRate, boolean walRelay, int relayClockSkewSeconds, int killFloor) {
+    double rollbackRate, double poisonRate, boolean walRelay, int relayClockSkewSeconds, int killFloor,
+    boolean commitNotifications) {
 
-  /** A row whose relays run on true clocks, with random draws. */
+  /** A row whose relays poll on true clocks, with random draws. */
   public Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
       double rollbackRate, double poisonRate, boolean walRelay) {
-    this(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, 0, 0);
+    this(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, 0, 0, false);
   }
 
-  /** A row with random draws. */
-  public Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
-      double rollbackRate, double poisonRate, boolean walRelay, int relayClockSkewSeconds) {
-    this(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, relayClockSkewSeconds, 0);
+  /** This row with the relays' clocks {@code seconds} off (relay-0 ahead, relay-1 behind). */
+  Scenario withRelayClockSkew(int seconds) {
+    return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, seconds, killFloor,
+        commitNotifications);
+  }
+
+  /** This row with E1's schedule: at least {@code kills} process kills plus every other kind twice. */
+  Scenario withKillFloor(int kills) {
+    return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
+        relayClockSkewSeconds, kills, commitNotifications);
+  }
+
+  /** This row with commit notifications on (A9). */
+  Scenario withCommitNotifications() {
+    return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
+        relayClockSkewSeconds, killFloor, true);
   }
 
   static Scenario row(String id, String title, int faults, FaultKind... kinds) {
@@ -60,7 +75,7 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     kinds.removeAll(FaultKind.POLLING_ONLY);
     return new Scenario(polling.id() + "-WAL", "WAL relay: " + polling.title(), kinds, polling.faults(),
         polling.eachOnce(), polling.rollbackRate(), polling.poisonRate(), true, polling.relayClockSkewSeconds(),
-        polling.killFloor());
+        polling.killFloor(), polling.commitNotifications());
   }
 
   /** The rows of the matrix the runner plays, in order. */
@@ -85,12 +100,14 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
   private static List<Scenario> pollingRows() {
     return List.of(
         row("A1", "rollbacks (explicit and failing at COMMIT), no faults", 0),
+        row("A9", "commit notifications on: the relays' listener connections reset, relays killed", 10,
+            FaultKind.PROXY_RESET, FaultKind.RELAY_KILL).withCommitNotifications(),
         row("B1", "relay kill -9 (after claim / after ack)", 6, FaultKind.RELAY_KILL),
         row("B2", "relay halted between broker ack and completion (forced)", 6, FaultKind.RELAY_HALT_ACKED),
         row("B3", "relay SIGTERM (rolling deploy)", 6, FaultKind.RELAY_TERM),
         row("B5", "relay SIGSTOP > lease TTL (zombie)", 6, FaultKind.RELAY_PAUSE),
-        new Scenario("B7R", "relay hosts' clocks skewed +-60 s (leases on the database clock), rolling restarts",
-            EnumSet.of(FaultKind.RELAY_TERM), 4, false, 0.10, 0.0, false, RELAY_CLOCK_SKEW_SECONDS),
+        row("B7R", "relay hosts' clocks skewed +-60 s (leases on the database clock), rolling restarts", 4,
+            FaultKind.RELAY_TERM).withRelayClockSkew(RELAY_CLOCK_SKEW_SECONDS),
         row("B8", "relay DB sessions terminated / reset / replies lost", 8, FaultKind.DB_TERMINATE,
             FaultKind.PROXY_RESET, FaultKind.PROXY_DROP_REPLY),
         row("B9", "database kill -9 + restart (private PostgreSQL cluster)", 5, FaultKind.DB_RESTART),
@@ -105,8 +122,8 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
         new Scenario("D4", "poison events and undecodable records", EnumSet.of(FaultKind.POISON_RECORD), 10,
             false, 0.10, 0.01, false),
         new Scenario("E1", "everything combined: >= 50 process kills, every other fault twice, seeded schedule",
-            EnumSet.complementOf(EnumSet.copyOf(FaultKind.WAL_ONLY)), 0, false, 0.10, 0.005, false, 0,
-            E1_KILLS));
+            EnumSet.complementOf(EnumSet.copyOf(FaultKind.WAL_ONLY)), 0, false, 0.10, 0.005, false)
+            .withKillFloor(E1_KILLS));
   }
 
   /**
@@ -127,7 +144,8 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
       throw new IllegalArgumentException("faults must be >= 1, was " + count);
     }
     return kinds.isEmpty() || eachOnce ? this
-        : new Scenario(id, title, kinds, count, false, rollbackRate, poisonRate, walRelay, relayClockSkewSeconds, 0);
+        : new Scenario(id, title, kinds, count, false, rollbackRate, poisonRate, walRelay, relayClockSkewSeconds, 0,
+            commitNotifications);
   }
 
   /** How many faults the nemesis applies on a broker supporting {@code supported}. */
@@ -148,11 +166,11 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
   }
 
   /**
-   * False when the row has faults but none the broker supports, or is a WAL row on a store that
-   * cannot stream (MariaDB): the row is not played there.
+   * False when the row has faults but none the broker supports, or is a WAL or commit-notification
+   * row on a store that has neither (MariaDB): the row is not played there.
    */
   public boolean playableOn(Set<FaultKind> supported, String store) {
-    if (walRelay && !store.equals(ProducerStore.POSTGRESQL)) {
+    if ((walRelay || commitNotifications) && !store.equals(ProducerStore.POSTGRESQL)) {
       return false;
     }
     return kinds.isEmpty() || faultCount(supported) > 0;

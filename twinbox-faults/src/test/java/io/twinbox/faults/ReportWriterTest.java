@@ -15,15 +15,16 @@ class ReportWriterTest {
   @TempDir
   Path dir;
 
-  private static ScenarioResult result(int row, String broker, String store, long seed) {
+  private static ScenarioResult result(String row, String broker, String store, long seed) {
     FaultVerdict clean = FaultChecker.check(new RunFacts(List.of(), List.of(), List.of(), Map.of(), Set.of(),
         Map.of(), List.of(), Set.of(), Set.of(), 0));
-    return new ScenarioResult(Scenario.matrix().get(row), broker, store, 100, seed, clean,
+    return new ScenarioResult(Scenario.matrix().stream().filter(s -> s.id().equals(row)).findFirst().orElseThrow(),
+        broker, store, 100, seed, clean,
         Map.of(FaultKind.RELAY_KILL, 3), 0, new RelayStalls(0, 0), 10, 20);
   }
 
-  private static final int B1 = 1;
-  private static final int B3 = 3;
+  private static final String B1 = "B1";
+  private static final String B3 = "B3";
 
   @Test
   void aFencedFigureNamesTheRelayStallsThatExplainIt() throws Exception {

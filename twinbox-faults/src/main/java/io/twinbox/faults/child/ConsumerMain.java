@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.twinbox.Inbox;
 import io.twinbox.InboxConsumer;
 import io.twinbox.InboxHandler;
+import io.twinbox.InboxOrdering;
 import io.twinbox.RetryPolicy;
 import io.twinbox.UnprocessableMessageException;
 import io.twinbox.jdbc.JdbcInboxStore;
@@ -25,7 +26,8 @@ import java.util.function.Supplier;
  * where the business effect is a counter per message id ({@code effect.n}): any value above 1 is
  * a duplicate effect. Each effect also records the highest sequence of its aggregate whose effect
  * had committed before it was written ({@code effect.after_sequence}): one above its own sequence is
- * an effect applied out of order. Events of type {@value #POISON} are unprocessable and must be parked.
+ * an effect applied out of order. The inbox runs with {@link InboxOrdering#DELTA}, which must make
+ * that zero on every broker. Events of type {@value #POISON} are unprocessable and must be parked.
  *
  * <p>Arguments: {@code <jdbc url> <user> <password> <transport> <group> <name>}, the transport as
  * {@code kafka|<bootstrap>|<topic>|<group>}, {@code rabbitmq|<host>|<port>|<queue>} or
@@ -44,7 +46,11 @@ public final class ConsumerMain {
           + " <group> <name>");
     }
     HikariDataSource ds = Pools.open(args[0], args[1], args[2], "faults-consumer-" + args[5], 4);
-    Inbox inbox = Inbox.builder(JdbcInboxStore.of(ds), args[4]).build();
+    // The strict per-aggregate mode (FAULTS.md: consumer-side order is promised only with it): two
+    // consumers compete for one RabbitMQ queue or JetStream consumer, and without the guard they
+    // apply an aggregate's events out of order even with no fault at all (A1 on RabbitMQ, 20,000
+    // events: 95 effects applied after a later one of their aggregate).
+    Inbox inbox = Inbox.builder(JdbcInboxStore.of(ds), args[4]).ordering(InboxOrdering.DELTA).build();
     InboxHandler handler = (c, m) -> {
           if (POISON.equals(m.type())) {
             throw new UnprocessableMessageException("poison event " + m.id());

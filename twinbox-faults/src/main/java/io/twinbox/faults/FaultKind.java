@@ -37,6 +37,12 @@ public enum FaultKind {
    * servers).
    */
   DB_RESTART,
+  /**
+   * B16: the producer database's disk is full for 5–8 s (a file takes all free space of the
+   * cluster's own small tmpfs), then freed; a server that stopped (a WAL write failing is a PANIC)
+   * is started again. Only on a private PostgreSQL cluster of the run.
+   */
+  DISK_FULL,
   /** B8: {@code pg_terminate_backend} (MariaDB: {@code KILL CONNECTION}) every relay session. */
   DB_TERMINATE,
   /** B8: RST on every relay ↔ database connection. */

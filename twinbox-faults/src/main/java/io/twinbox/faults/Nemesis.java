@@ -182,6 +182,9 @@ final class Nemesis {
         long recovery = run.store().restart();
         return "producer database down " + down + "ms, restart (crash recovery) " + recovery + "ms";
       }
+      case DISK_FULL -> {
+        return run.store().fillDisk(5_000 + random.nextInt(3_000));
+      }
       case DB_TERMINATE -> {
         return "sessions=" + run.terminateRelaySessions();
       }

@@ -23,8 +23,9 @@ interface ProducerStore extends AutoCloseable {
   /** Opens the store {@code kind} for {@code scenario}; {@code dir} is the run's folder. */
   static ProducerStore open(String kind, Scenario scenario, Path dir) {
     return switch (kind) {
-      case POSTGRESQL -> scenario.walRelay() ? PrivatePostgresStore.start(dir, true)
-          : scenario.kinds().contains(FaultKind.DB_RESTART) ? PrivatePostgresStore.start(dir, false)
+      case POSTGRESQL -> scenario.walRelay() ? PrivatePostgresStore.start(dir, true, false)
+          : scenario.kinds().contains(FaultKind.DISK_FULL) ? PrivatePostgresStore.start(dir, false, true)
+          : scenario.kinds().contains(FaultKind.DB_RESTART) ? PrivatePostgresStore.start(dir, false, false)
           : new SharedPostgresStore();
       case MARIADB -> new MariaDbStore();
       default -> throw new IllegalArgumentException("faults.store must be postgresql or mariadb, was '" + kind + "'");
@@ -39,6 +40,7 @@ interface ProducerStore extends AutoCloseable {
     Set<FaultKind> all = EnumSet.allOf(FaultKind.class);
     if (!kind.equals(POSTGRESQL)) {
       all.remove(FaultKind.DB_RESTART);
+      all.remove(FaultKind.DISK_FULL);
       all.removeAll(FaultKind.WAL_ONLY);
     }
     return all;
@@ -97,6 +99,15 @@ interface ProducerStore extends AutoCloseable {
   /** kill -9 of the database server ({@link FaultKind#DB_RESTART}); only on a private cluster. */
   default void kill() {
     throw new UnsupportedOperationException("the shared " + kind() + " is never killed");
+  }
+
+  /**
+   * Fills the server's disk for {@code holdMillis}, frees it, and starts the server again if it
+   * stopped ({@link FaultKind#DISK_FULL}); returns what happened. Only on a private cluster on a
+   * filesystem of its own.
+   */
+  default String fillDisk(long holdMillis) {
+    throw new UnsupportedOperationException("the disk of the shared " + kind() + " is never filled");
   }
 
   /** Starts a killed server again; returns how long the start (crash recovery) took, in ms. */

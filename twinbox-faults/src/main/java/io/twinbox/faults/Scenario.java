@@ -111,6 +111,7 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
         row("B8", "relay DB sessions terminated / reset / replies lost", 8, FaultKind.DB_TERMINATE,
             FaultKind.PROXY_RESET, FaultKind.PROXY_DROP_REPLY),
         row("B9", "database kill -9 + restart (private PostgreSQL cluster)", 5, FaultKind.DB_RESTART),
+        row("B16", "producer database's disk full (private cluster on a small tmpfs)", 5, FaultKind.DISK_FULL),
         row("B10", "relay<->DB blackhole and latency", 6, FaultKind.PROXY_BLACKHOLE, FaultKind.PROXY_LATENCY),
         row("B11", "long-held business transactions", 5, FaultKind.LONG_TX),
         row("C1", "broker kill -9 + restart", 3, FaultKind.BROKER_KILL),
@@ -127,12 +128,14 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
   }
 
   /**
-   * The smoke tier: every fault kind once, some poison — except {@link FaultKind#DB_RESTART}, which
-   * needs a private database cluster (rows B9 and E1).
+   * The smoke tier: every fault kind once, some poison — except {@link FaultKind#DB_RESTART} and
+   * {@link FaultKind#DISK_FULL}, which need a private database cluster (rows B9, B16 and E1; the
+   * disk-full one also a tmpfs mount, which needs root).
    */
   public static Scenario smoke() {
     return new Scenario("SMOKE", "every fault kind once",
-        EnumSet.complementOf(EnumSet.of(FaultKind.DB_RESTART, FaultKind.SLOT_DROP)), 0, true, 0.10, 0.005, false);
+        EnumSet.complementOf(EnumSet.of(FaultKind.DB_RESTART, FaultKind.DISK_FULL, FaultKind.SLOT_DROP)), 0, true,
+        0.10, 0.005, false);
   }
 
   /**

@@ -139,7 +139,7 @@ public final class ProducerMain {
       transaction(c, outbox, random, n, aggregates, rollbackRate, poisonRate, rolledBackFile, mariadb);
     } catch (SQLException | RuntimeException e) {
       SQLException sql = sqlCause(e);
-      if (sql == null || !lostConnection(sql)) {
+      if (sql == null || !lostConnection(sql) && !outOfResources(sql)) {
         throw e;
       }
       System.out.println(ABANDONED + " " + sql.getClass().getSimpleName() + " " + sql.getSQLState());
@@ -156,6 +156,14 @@ public final class ProducerMain {
       }
     }
     return null;
+  }
+
+  /**
+   * The server is out of a resource (SQLSTATE class 53: {@code 53100} disk full, FAULTS disk-full
+   * row): the transaction failed and is abandoned, as an application would fail that request.
+   */
+  private static boolean outOfResources(SQLException e) {
+    return e.getSQLState() != null && e.getSQLState().startsWith("53");
   }
 
   /** The connection or the server went away (SQLSTATE classes 08 and 57P, or the pool timed out). */

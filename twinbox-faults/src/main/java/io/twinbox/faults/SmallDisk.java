@@ -1,0 +1,81 @@
+package io.twinbox.faults;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Row B16's filesystem: a tmpfs of a fixed size mounted under the run's folder, holding a private
+ * PostgreSQL cluster, that {@link #fill} makes full (a file {@code fallocate}d to all its free
+ * space) and {@link #free} empties again. Mounting needs root, as the private cluster does.
+ */
+final class SmallDisk implements AutoCloseable {
+  private final Path mountPoint;
+  private final Path filler;
+
+  private SmallDisk(Path mountPoint) {
+    this.mountPoint = mountPoint;
+    this.filler = mountPoint.resolve("filler");
+  }
+
+  /** Mounts a tmpfs of {@code megabytes} at {@code mountPoint} (created when missing). */
+  static SmallDisk mount(Path mountPoint, int megabytes) {
+    try {
+      Files.createDirectories(mountPoint);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create " + mountPoint, e);
+    }
+    run(List.of("mount", "-t", "tmpfs", "-o", "size=" + megabytes + "m,mode=0755", "tmpfs", mountPoint.toString()),
+        "row B16 mounts a tmpfs for its database's disk, which needs root");
+    return new SmallDisk(mountPoint);
+  }
+
+  Path root() {
+    return mountPoint;
+  }
+
+  /** Takes every free byte; returns how many. */
+  long fill() {
+    try {
+      long free = Files.getFileStore(mountPoint).getUsableSpace();
+      run(List.of("fallocate", "-l", Long.toString(free), filler.toString()), "cannot fill " + mountPoint);
+      return free;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the free space of " + mountPoint, e);
+    }
+  }
+
+  /** Gives the filled space back. */
+  void free() {
+    try {
+      Files.deleteIfExists(filler);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + filler, e);
+    }
+  }
+
+  /** Unmounts (what is on it is gone). */
+  @Override
+  public void close() {
+    run(List.of("umount", "--lazy", mountPoint.toString()), "cannot unmount " + mountPoint);
+  }
+
+  private static void run(List<String> command, String failure) {
+    try {
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException(failure + ": " + String.join(" ", command) + " -> " + out);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(failure, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(failure, e);
+    }
+  }
+}

@@ -143,10 +143,10 @@ public final class FaultRun implements AutoCloseable {
       relays.add(new ChildJvm("relay-" + i, dir, RelayMain.class.getName(), List.of(relayUrl,
           producerDb.user(), producerDb.password(), relayTransport, "relay-" + i,
           Long.toString(TTL.toMillis()), journal.toString(), scenario.walRelay() ? "wal" : "polling"),
-          RelayMain.STARTED, SkewedClock.environment(relaySkew(i))));
+          RelayMain.STARTED, with(SkewedClock.environment(relaySkew(i)), Language.environment(scenario))));
       consumers.add(new ChildJvm("consumer-" + i, dir, ConsumerMain.class.getName(), List.of(
           consumerDb.jdbcUrl(), consumerDb.user(), consumerDb.password(), destination.consumerSpec(),
-          "faults-consumer", "consumer-" + i), ConsumerMain.STARTED));
+          "faults-consumer", "consumer-" + i), ConsumerMain.STARTED, Language.environment(scenario)));
     }
     double writeSeconds = Math.max(20, scenario.faultCount(supported()) * SECONDS_PER_FAULT / 0.75);
     double rate = Math.min(maxRate, events / writeSeconds);
@@ -156,7 +156,11 @@ public final class FaultRun implements AutoCloseable {
     producer = new ChildJvm("producer", dir, ProducerMain.class.getName(), List.of(producerDb.jdbcUrl(),
         producerDb.user(), producerDb.password(), Integer.toString(events), Integer.toString(AGGREGATES),
         "4", Double.toString(scenario.rollbackRate()), Double.toString(rate), Long.toString(seed),
-        Double.toString(scenario.poisonRate()), rolledBackFile.toString()), "never");
+        Double.toString(scenario.poisonRate()), rolledBackFile.toString()), "never", Language.environment(scenario));
+    if (scenario.databaseLocale() != null) {
+      LOG.info("the producer's database answers in {}: {}", scenario.databaseLocale(),
+          Language.verify(producerDb.dataSource()));
+    }
 
     List<ChildJvm> all = new ArrayList<>(relays);
     all.addAll(consumers);
@@ -287,6 +291,12 @@ public final class FaultRun implements AutoCloseable {
 
   TcpProxy proxy() {
     return proxy;
+  }
+
+  private static Map<String, String> with(Map<String, String> a, Map<String, String> b) {
+    Map<String, String> both = new HashMap<>(a);
+    both.putAll(b);
+    return both;
   }
 
   /** Row B7R: relay-0's clock ahead by the scenario's skew, relay-1's behind. */

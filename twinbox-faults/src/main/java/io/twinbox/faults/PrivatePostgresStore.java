@@ -37,7 +37,19 @@ final class PrivatePostgresStore implements ProducerStore {
    * @param smallDisk on a {@link SmallDisk} of its own, under {@code <dir>/disk} (B16)
    */
   static PrivatePostgresStore start(Path dir, boolean logical, boolean smallDisk) {
+    return start(dir, logical, smallDisk, null);
+  }
+
+  /**
+   * As {@link #start(Path, boolean, boolean)}, with the server's {@code lc_messages} set to {@code
+   * locale} (null: the default), which the machine must have (e.g. {@code localedef -i de_DE -f
+   * UTF-8 de_DE.UTF-8}).
+   */
+  static PrivatePostgresStore start(Path dir, boolean logical, boolean smallDisk, String locale) {
     PrivatePostgresCluster.Builder builder = PrivatePostgresCluster.builder();
+    if (locale != null) {
+      builder.setting("lc_messages", locale);
+    }
     if (logical) {
       builder.setting("wal_level", "logical").setting("max_replication_slots", "6")
           .setting("max_wal_senders", "6");

@@ -23,7 +23,9 @@ interface ProducerStore extends AutoCloseable {
   /** Opens the store {@code kind} for {@code scenario}; {@code dir} is the run's folder. */
   static ProducerStore open(String kind, Scenario scenario, Path dir) {
     return switch (kind) {
-      case POSTGRESQL -> scenario.walRelay() ? PrivatePostgresStore.start(dir, true, false)
+      case POSTGRESQL -> scenario.databaseLocale() != null
+          ? PrivatePostgresStore.start(dir, false, false, scenario.databaseLocale())
+          : scenario.walRelay() ? PrivatePostgresStore.start(dir, true, false)
           : scenario.kinds().contains(FaultKind.DISK_FULL) ? PrivatePostgresStore.start(dir, false, true)
           : scenario.kinds().contains(FaultKind.DB_RESTART) ? PrivatePostgresStore.start(dir, false, false)
           : new SharedPostgresStore();

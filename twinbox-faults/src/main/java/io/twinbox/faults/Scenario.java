@@ -26,33 +26,42 @@ import java.util.Set;
  *     random draws
  * @param commitNotifications the producer's outbox sends commit notifications and the relays
  *     LISTEN (A9; PostgreSQL only), instead of the default polling alone
+ * @param databaseLocale null, or the {@code lc_messages} of a private PostgreSQL cluster of the row
+ *     and the locale of every child JVM, so that every error message the library sees is in that
+ *     language (B8DE: errors must be told apart by SQLSTATE, never by text)
  */
 public record Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
     double rollbackRate, double poisonRate, boolean walRelay, int relayClockSkewSeconds, int killFloor,
-    boolean commitNotifications) {
+    boolean commitNotifications, String databaseLocale) {
 
   /** A row whose relays poll on true clocks, with random draws. */
   public Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
       double rollbackRate, double poisonRate, boolean walRelay) {
-    this(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, 0, 0, false);
+    this(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, 0, 0, false, null);
   }
 
   /** This row with the relays' clocks {@code seconds} off (relay-0 ahead, relay-1 behind). */
   Scenario withRelayClockSkew(int seconds) {
     return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, seconds, killFloor,
-        commitNotifications);
+        commitNotifications, databaseLocale);
   }
 
   /** This row with E1's schedule: at least {@code kills} process kills plus every other kind twice. */
   Scenario withKillFloor(int kills) {
     return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
-        relayClockSkewSeconds, kills, commitNotifications);
+        relayClockSkewSeconds, kills, commitNotifications, databaseLocale);
   }
 
   /** This row with commit notifications on (A9). */
   Scenario withCommitNotifications() {
     return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
-        relayClockSkewSeconds, killFloor, true);
+        relayClockSkewSeconds, killFloor, true, databaseLocale);
+  }
+
+  /** This row with the database and the JVMs speaking {@code locale} (e.g. {@code de_DE.UTF-8}). */
+  Scenario withDatabaseLocale(String locale) {
+    return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
+        relayClockSkewSeconds, killFloor, commitNotifications, locale);
   }
 
   static Scenario row(String id, String title, int faults, FaultKind... kinds) {
@@ -75,7 +84,7 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     kinds.removeAll(FaultKind.POLLING_ONLY);
     return new Scenario(polling.id() + "-WAL", "WAL relay: " + polling.title(), kinds, polling.faults(),
         polling.eachOnce(), polling.rollbackRate(), polling.poisonRate(), true, polling.relayClockSkewSeconds(),
-        polling.killFloor(), polling.commitNotifications());
+        polling.killFloor(), polling.commitNotifications(), polling.databaseLocale());
   }
 
   /** The rows of the matrix the runner plays, in order. */
@@ -87,6 +96,9 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     all.add(walRow("G4", "WAL relay: slot dropped while the relays are down", 2, FaultKind.SLOT_DROP));
     return List.copyOf(all);
   }
+
+  /** Row B8DE's language. */
+  static final String GERMAN = "de_DE.UTF-8";
 
   /** E1's process kills (FAULTS.md: N = 100,000 with at least 50 kills). */
   static final int E1_KILLS = 50;
@@ -110,6 +122,9 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
             FaultKind.RELAY_TERM).withRelayClockSkew(RELAY_CLOCK_SKEW_SECONDS),
         row("B8", "relay DB sessions terminated / reset / replies lost", 8, FaultKind.DB_TERMINATE,
             FaultKind.PROXY_RESET, FaultKind.PROXY_DROP_REPLY),
+        row("B8DE", "relay DB sessions terminated / reset / replies lost, database restarts, every message in German",
+            8, FaultKind.DB_TERMINATE, FaultKind.PROXY_RESET, FaultKind.PROXY_DROP_REPLY, FaultKind.DB_RESTART)
+            .withDatabaseLocale(GERMAN),
         row("B9", "database kill -9 + restart (private PostgreSQL cluster)", 5, FaultKind.DB_RESTART),
         row("B16", "producer database's disk full (private cluster on a small tmpfs)", 5, FaultKind.DISK_FULL),
         row("B10", "relay<->DB blackhole and latency", 6, FaultKind.PROXY_BLACKHOLE, FaultKind.PROXY_LATENCY),
@@ -148,7 +163,7 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     }
     return kinds.isEmpty() || eachOnce ? this
         : new Scenario(id, title, kinds, count, false, rollbackRate, poisonRate, walRelay, relayClockSkewSeconds, 0,
-            commitNotifications);
+            commitNotifications, databaseLocale);
   }
 
   /** How many faults the nemesis applies on a broker supporting {@code supported}. */
@@ -173,7 +188,7 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
    * row on a store that has neither (MariaDB): the row is not played there.
    */
   public boolean playableOn(Set<FaultKind> supported, String store) {
-    if ((walRelay || commitNotifications) && !store.equals(ProducerStore.POSTGRESQL)) {
+    if ((walRelay || commitNotifications || databaseLocale != null) && !store.equals(ProducerStore.POSTGRESQL)) {
       return false;
     }
     return kinds.isEmpty() || faultCount(supported) > 0;

@@ -1,6 +1,7 @@
 package io.twinbox.faults;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,8 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Row B16's filesystem: a tmpfs of a fixed size mounted under the run's folder, holding a private
- * PostgreSQL cluster, that {@link #fill} makes full (a file {@code fallocate}d to all its free
- * space) and {@link #free} empties again. Mounting needs root, as the private cluster does.
+ * PostgreSQL cluster, that {@link #fill} makes full (a file written until no byte is left) and {@link #free} empties again. Mounting needs root, as the private cluster does.
  */
 final class SmallDisk implements AutoCloseable {
   private final Path mountPoint;
@@ -38,15 +38,28 @@ final class SmallDisk implements AutoCloseable {
     return mountPoint;
   }
 
-  /** Takes every free byte; returns how many. */
+  /**
+   * Takes every free byte, writing zeros until the filesystem refuses (a size measured first would
+   * be stale by the time it is allocated: the database keeps writing); returns how many.
+   */
   long fill() {
-    try {
-      long free = Files.getFileStore(mountPoint).getUsableSpace();
-      run(List.of("fallocate", "-l", Long.toString(free), filler.toString()), "cannot fill " + mountPoint);
-      return free;
+    long written = 0;
+    try (OutputStream out = Files.newOutputStream(filler)) {
+      for (int chunk : new int[] {1 << 20, 1 << 12, 1}) {
+        byte[] zeros = new byte[chunk];
+        try {
+          while (true) {
+            out.write(zeros);
+            written += chunk;
+          }
+        } catch (IOException full) {
+          // No space left for a chunk this size: go on with smaller ones.
+        }
+      }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read the free space of " + mountPoint, e);
+      // Closing a file on a full disk may fail too; what was written stays.
     }
+    return written;
   }
 
   /** Gives the filled space back. */

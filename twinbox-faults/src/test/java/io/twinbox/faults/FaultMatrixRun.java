@@ -77,7 +77,12 @@ class FaultMatrixRun {
           } catch (Exception e) {
             // A run that could not complete (a child that never started, a broker that did not come
             // back) is reported as such; the other rows still run.
-            String error = "[" + scenario.id() + " " + name + "/" + store + "] seed=" + seed + " ERROR " + e;
+            Throwable root = e;
+            while (root.getCause() != null) {
+              root = root.getCause();
+            }
+            String error = "[" + scenario.id() + " " + name + "/" + store + "] seed=" + seed + " ERROR " + e
+                + (root == e ? "" : " (root cause: " + root + ")");
             System.out.println(error);
             e.printStackTrace();
             errors.add(error.replace('\n', ' '));

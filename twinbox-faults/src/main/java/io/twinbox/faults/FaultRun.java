@@ -232,6 +232,7 @@ public final class FaultRun implements AutoCloseable {
    * markers (a run that checked nothing and passed).
    */
   private void clearRunFolder() throws IOException {
+    SmallDisk.unmountStale(dir);
     if (Files.exists(dir)) {
       try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
         for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {

@@ -5,13 +5,13 @@ import java.util.Set;
 
 /**
  * A broker a fault run publishes through: where the relays and consumers connect, how the tap reads
- * everything back, how a poison record is injected, and which faults can be played on it (a shared
- * broker of the machine is never killed: its link from the relays goes through a fault proxy
- * instead).
+ * everything back, how a poison record is injected, and which faults can be played on it. The
+ * brokers of the fault runs are their own (Kafka, RabbitMQ and NATS alike), so they may be killed;
+ * a shared server of the machine never is (the defaults below refuse).
  */
 public interface BrokerUnderTest extends AutoCloseable {
 
-  /** {@code kafka}, {@code rabbitmq}. */
+  /** {@code kafka}, {@code rabbitmq}, {@code nats}. */
   String name();
 
   /** The faults this broker supports. */

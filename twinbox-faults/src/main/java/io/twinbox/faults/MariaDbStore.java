@@ -1,29 +1,19 @@
 package io.twinbox.faults;
 
 import io.twinbox.testkit.MariaDbDatabase;
-import io.twinbox.testkit.contract.TcpProxy;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
  * A fresh database on the shared MariaDB (testkit {@link MariaDbDatabase}), dropped at close; never
- * restarted. MariaDB has no deferrable constraints, so the producer's "fails at COMMIT" rollbacks
- * are transactions whose connection is killed just before COMMIT (see the producer).
+ * restarted (rows that restart the database get a {@link PrivateMariaDbStore}). Schema and relay
+ * sessions: {@link MariaDbSchema}.
  */
-final class MariaDbStore implements ProducerStore {
+final class MariaDbStore extends MariaDbSchema {
   private final MariaDbDatabase db = MariaDbDatabase.create();
 
   @Override
-  public String kind() {
-    return MARIADB;
+  String databaseName() {
+    return db.name();
   }
 
   @Override
@@ -44,64 +34,6 @@ final class MariaDbStore implements ProducerStore {
   @Override
   public String password() {
     return db.databasePassword();
-  }
-
-  @Override
-  public String ordersDdl() {
-    return "CREATE TABLE orders (message_id VARCHAR(36) PRIMARY KEY, aggregate_id VARCHAR(255),"
-        + " sequence BIGINT NOT NULL, poison BOOLEAN NOT NULL) ENGINE = InnoDB";
-  }
-
-  /** None: MariaDB has no deferrable constraints; the producer fails such commits by killing its connection. */
-  @Override
-  public String[] extraDdl() {
-    return new String[0];
-  }
-
-  @Override
-  public Object id(UUID id) {
-    return id.toString();
-  }
-
-  /**
-   * {@code KILL CONNECTION} of the relay sessions: those of this database whose client address is
-   * one of the fault proxy's connections (the relays reach MariaDB only through it; the producer
-   * and the runner connect directly, under the same user).
-   */
-  @Override
-  public int terminateRelaySessions(TcpProxy proxy) {
-    Set<Integer> ports = proxy.upstreamPorts();
-    List<Long> ids = new ArrayList<>();
-    try (Connection c = db.dataSource().getConnection()) {
-      try (PreparedStatement ps = c.prepareStatement(
-          "SELECT id, host FROM information_schema.processlist WHERE db = ? AND user = ?")) {
-        ps.setString(1, db.name());
-        ps.setString(2, db.databaseUser());
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            String host = rs.getString(2);
-            int colon = host == null ? -1 : host.lastIndexOf(':');
-            if (colon > 0 && ports.contains(Integer.parseInt(host.substring(colon + 1)))) {
-              ids.add(rs.getLong(1));
-            }
-          }
-        }
-      }
-      int killed = 0;
-      try (Statement st = c.createStatement()) {
-        for (long id : ids) {
-          try {
-            st.execute("KILL CONNECTION " + id);
-            killed++;
-          } catch (SQLException e) {
-            // Gone meanwhile (error 1094, unknown thread).
-          }
-        }
-      }
-      return killed;
-    } catch (SQLException e) {
-      throw new IllegalStateException("cannot kill the relay sessions", e);
-    }
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.Message;
 import io.nats.client.Nats;
 import io.nats.client.OrderedConsumerContext;
+import io.nats.client.Options;
 import io.nats.client.api.OrderedConsumerConfiguration;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
@@ -14,6 +15,7 @@ import io.twinbox.nats.NatsStreams;
 import io.twinbox.nats.internal.NatsCloudEvents;
 import io.twinbox.spi.WireEvents;
 import io.twinbox.testkit.Delivery;
+import io.twinbox.testkit.PrivateNatsServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,24 +26,37 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * The machine's shared NATS server with JetStream on 127.0.0.1:4222. Like RabbitMQ it is never
- * killed: the relays reach it through a fault proxy (reset, blackhole, latency, lost publish acks),
- * the consumers directly. Each run gets its own file-backed stream {@code TB_<name>} on subjects
- * {@code tb.<name>.>} with JetStream's default 2-minute duplicate window ({@code Nats-Msg-Id}), a
- * durable pull consumer shared by the two consumers, and is deleted at the end. The tap reads the
- * stream itself (an ordered consumer from sequence 1), so it sees what JetStream stored: a
- * republish it dropped as a duplicate is not there.
+ * A NATS server with JetStream that the run owns (testkit {@link PrivateNatsServer}: the shared
+ * server's binary and flags, on a port and store of its own), so that the nemesis may {@code kill
+ * -9} it and start it again (C1) without touching the machine's shared server on 4222. Every NATS
+ * row uses it, not only those with {@link FaultKind#BROKER_KILL}, as every Kafka row uses the
+ * testkit's broker: one server for the whole matrix, and no row depends on what else runs on the
+ * shared one. The relays reach it through a fault proxy (reset, blackhole, latency, lost publish
+ * acks), the consumers and the tap directly; all of them reconnect forever after a kill. Each run
+ * gets its own file-backed stream {@code TB_<name>} on subjects {@code tb.<name>.>} with
+ * JetStream's default 2-minute duplicate window ({@code Nats-Msg-Id}), a durable pull consumer
+ * shared by the two consumers, and is deleted at the end; file-backed stream and consumer survive a
+ * kill. The tap reads the stream itself (an ordered consumer from sequence 1), so it sees what
+ * JetStream stored: a republish it dropped as a duplicate is not there.
  */
 public final class NatsUnderTest implements BrokerUnderTest {
   public static final String HOST = "127.0.0.1";
-  public static final int PORT = 4222;
+  private final PrivateNatsServer server;
+  private final int port;
   private final Connection admin;
 
-  public NatsUnderTest() {
+  /** Takes {@code server} over: {@link #close()} closes it. */
+  public NatsUnderTest(PrivateNatsServer server) {
+    this.server = server;
+    this.port = server.port();
+    Options options = new Options.Builder().server(server.url()).connectionName("faults-admin")
+        .maxReconnects(-1).reconnectWait(Duration.ofMillis(250)).connectionTimeout(Duration.ofSeconds(5))
+        .build();
     try {
-      admin = Nats.connect("nats://" + HOST + ":" + PORT);
+      admin = Nats.connect(options);
     } catch (Exception e) {
-      throw new IllegalStateException("cannot connect to NATS on " + HOST + ":" + PORT, e);
+      server.close();
+      throw new IllegalStateException("cannot connect to " + server, e);
     }
   }
 
@@ -50,11 +65,26 @@ public final class NatsUnderTest implements BrokerUnderTest {
     return "nats";
   }
 
+  /** Everything, the broker kill included: the server is the run's own. */
   @Override
   public Set<FaultKind> supported() {
-    Set<FaultKind> all = EnumSet.allOf(FaultKind.class);
-    all.remove(FaultKind.BROKER_KILL);
-    return all;
+    return EnumSet.allOf(FaultKind.class);
+  }
+
+  @Override
+  public void kill() {
+    server.kill();
+  }
+
+  /** Starts the server again on the same port and store; returns when it answers. */
+  @Override
+  public void restart() {
+    server.restart();
+  }
+
+  @Override
+  public boolean isRunning() {
+    return server.isRunning();
   }
 
   @Override
@@ -71,7 +101,7 @@ public final class NatsUnderTest implements BrokerUnderTest {
 
       @Override
       public String consumerSpec() {
-        return "nats|" + HOST + "|" + PORT + "|" + stream;
+        return "nats|" + HOST + "|" + port + "|" + stream;
       }
 
       @Override
@@ -81,7 +111,7 @@ public final class NatsUnderTest implements BrokerUnderTest {
 
       @Override
       public int linkPort() {
-        return PORT;
+        return port;
       }
 
       @Override
@@ -103,7 +133,7 @@ public final class NatsUnderTest implements BrokerUnderTest {
         try {
           NatsStreams.delete(admin, stream);
         } catch (RuntimeException e) {
-          // Best effort on a shared server; names are unique per run.
+          // Best effort; names are unique per run and the store dies with the server.
         }
       }
     };
@@ -162,12 +192,15 @@ public final class NatsUnderTest implements BrokerUnderTest {
     }
   }
 
+  /** Closes the admin connection and the server (its store is deleted). */
   @Override
   public void close() {
     try {
       admin.close();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } finally {
+      server.close();
     }
   }
 }

@@ -10,14 +10,15 @@ import javax.sql.DataSource;
 
 /**
  * The producer's database of one run (outbox and {@code orders}), chosen by {@code
- * -Dfaults.store}: a fresh database on the shared PostgreSQL (default) or MariaDB, or — for rows
- * that restart the database (B9, E1) on PostgreSQL — a private cluster this run owns. The relays
- * reach it through the run's fault proxy; the runner and the producer directly.
+ * -Dfaults.store}: a fresh database on the shared PostgreSQL (default) or MariaDB, or a server this
+ * run owns — for rows that restart the database (B9, E1) a private PostgreSQL cluster or MariaDB
+ * server, for the WAL relay's rows a private {@code wal_level=logical} PostgreSQL cluster. The
+ * relays reach it through the run's fault proxy; the runner and the producer directly.
  */
 interface ProducerStore extends AutoCloseable {
   /** The shared PostgreSQL on 5432. */
   String POSTGRESQL = "postgresql";
-  /** The shared MariaDB on 3306. */
+  /** The shared MariaDB on 3306, or a private server for rows that restart the database. */
   String MARIADB = "mariadb";
 
   /** Opens the store {@code kind} for {@code scenario}; {@code dir} is the run's folder. */
@@ -29,21 +30,24 @@ interface ProducerStore extends AutoCloseable {
           : scenario.kinds().contains(FaultKind.DISK_FULL) ? PrivatePostgresStore.start(dir, false, true)
           : scenario.kinds().contains(FaultKind.DB_RESTART) ? PrivatePostgresStore.start(dir, false, false)
           : new SharedPostgresStore();
-      case MARIADB -> new MariaDbStore();
+      case MARIADB -> scenario.kinds().contains(FaultKind.DB_RESTART) ? PrivateMariaDbStore.start(dir)
+          : new MariaDbStore();
       default -> throw new IllegalArgumentException("faults.store must be postgresql or mariadb, was '" + kind + "'");
     };
   }
 
   /**
-   * The faults a store of {@code kind} supports: the shared servers are never restarted, so
-   * {@link FaultKind#DB_RESTART} only on PostgreSQL (where such rows get a private cluster).
+   * The faults a store of {@code kind} supports: every one on PostgreSQL; on MariaDB all but the
+   * WAL relay's. The shared servers are never restarted: rows with {@link FaultKind#DB_RESTART}
+   * get a private server of the run (a PostgreSQL cluster, a MariaDB server).
    */
   static Set<FaultKind> supported(String kind) {
     Set<FaultKind> all = EnumSet.allOf(FaultKind.class);
-    if (!kind.equals(POSTGRESQL)) {
-      all.remove(FaultKind.DB_RESTART);
+    if (kind.equals(MARIADB)) {
       all.remove(FaultKind.DISK_FULL);
       all.removeAll(FaultKind.WAL_ONLY);
+    } else if (!kind.equals(POSTGRESQL)) {
+      throw new IllegalArgumentException("faults.store must be postgresql or mariadb, was '" + kind + "'");
     }
     return all;
   }
@@ -98,7 +102,7 @@ interface ProducerStore extends AutoCloseable {
   /** Ends every relay session ({@link FaultKind#DB_TERMINATE}); returns how many. */
   int terminateRelaySessions(TcpProxy proxy);
 
-  /** kill -9 of the database server ({@link FaultKind#DB_RESTART}); only on a private cluster. */
+  /** kill -9 of the database server ({@link FaultKind#DB_RESTART}); only on a private server. */
   default void kill() {
     throw new UnsupportedOperationException("the shared " + kind() + " is never killed");
   }

@@ -6,6 +6,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 import io.twinbox.rabbitmq.RabbitTopology;
 import io.twinbox.testkit.Delivery;
+import io.twinbox.testkit.PrivateRabbitNode;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,29 +17,44 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * The machine's shared RabbitMQ on 127.0.0.1:5672 (guest/guest). It is never killed; instead the
- * relays reach it through a fault proxy (reset, blackhole, latency, lost confirms). Each run gets
- * its own topic exchange, a quorum queue for the consumers and a classic tap queue bound to the same
- * exchange with {@code #}, read after the drain; all are deleted at the end.
+ * A RabbitMQ node that the run owns (testkit {@link PrivateRabbitNode}: the installed server as node
+ * {@code tb<port>@localhost}, on ports and data of its own), so that the nemesis may {@code kill -9}
+ * it and start it again (C1) without touching the machine's shared node on 5672. Every RabbitMQ row
+ * uses it, not only those with {@link FaultKind#BROKER_KILL}, as every Kafka row uses the
+ * testkit's broker: one node for the whole matrix (guest/guest, default settings like the shared
+ * node's), and no row depends on what else runs on the shared one. The relays reach it through a
+ * fault proxy (reset, blackhole, latency, lost confirms), the consumers and the tap directly; all
+ * of them reconnect after a kill. Each run gets its own topic exchange, a quorum queue for the
+ * consumers and a classic tap queue bound to the same exchange with {@code #}, all durable (the
+ * messages are persistent, so a publisher confirm means both queues hold it on disk), read after
+ * the drain; all are deleted at the end.
  */
 public final class RabbitUnderTest implements BrokerUnderTest {
   public static final String HOST = "127.0.0.1";
-  public static final int PORT = 5672;
+  private final PrivateRabbitNode node;
+  private final int port;
   private final Connection admin;
 
-  public RabbitUnderTest() {
+  /** Takes {@code node} over: {@link #close()} closes it. */
+  public RabbitUnderTest(PrivateRabbitNode node) {
+    this.node = node;
+    this.port = node.port();
     try {
-      admin = factory().newConnection("twinbox-faults-admin");
+      admin = factory(port).newConnection("twinbox-faults-admin");
     } catch (Exception e) {
-      throw new IllegalStateException("cannot connect to RabbitMQ on " + HOST + ":" + PORT, e);
+      node.close();
+      throw new IllegalStateException("cannot connect to " + node, e);
     }
   }
 
-  static ConnectionFactory factory() {
+  /** A factory for the node on {@code port}; its connections recover by themselves after a restart. */
+  static ConnectionFactory factory(int port) {
     ConnectionFactory f = new ConnectionFactory();
     f.setHost(HOST);
-    f.setPort(PORT);
+    f.setPort(port);
     f.setConnectionTimeout(5_000);
+    f.setAutomaticRecoveryEnabled(true);
+    f.setNetworkRecoveryInterval(500);
     return f;
   }
 
@@ -47,11 +63,26 @@ public final class RabbitUnderTest implements BrokerUnderTest {
     return "rabbitmq";
   }
 
+  /** Everything, the broker kill included: the node is the run's own. */
   @Override
   public Set<FaultKind> supported() {
-    Set<FaultKind> all = EnumSet.allOf(FaultKind.class);
-    all.remove(FaultKind.BROKER_KILL);
-    return all;
+    return EnumSet.allOf(FaultKind.class);
+  }
+
+  @Override
+  public void kill() {
+    node.kill();
+  }
+
+  /** Starts the node again on the same ports and data; returns when it accepts AMQP connections. */
+  @Override
+  public void restart() {
+    node.restart();
+  }
+
+  @Override
+  public boolean isRunning() {
+    return node.isRunning();
   }
 
   @Override
@@ -77,7 +108,7 @@ public final class RabbitUnderTest implements BrokerUnderTest {
 
       @Override
       public String consumerSpec() {
-        return "rabbitmq|" + HOST + "|" + PORT + "|" + queue;
+        return "rabbitmq|" + HOST + "|" + port + "|" + queue;
       }
 
       @Override
@@ -87,7 +118,7 @@ public final class RabbitUnderTest implements BrokerUnderTest {
 
       @Override
       public int linkPort() {
-        return PORT;
+        return port;
       }
 
       @Override
@@ -129,7 +160,7 @@ public final class RabbitUnderTest implements BrokerUnderTest {
           ch.queueDelete(tap);
           topology.delete(admin);
         } catch (Exception e) {
-          // Best effort on a shared server; names are unique per run.
+          // Best effort; names are unique per run and the data dies with the node.
         }
       }
     };
@@ -153,12 +184,15 @@ public final class RabbitUnderTest implements BrokerUnderTest {
     }
   }
 
+  /** Closes the admin connection and the node (its data is deleted). */
   @Override
   public void close() {
     try {
       admin.close();
     } catch (Exception e) {
       // Closing anyway.
+    } finally {
+      node.close();
     }
   }
 }

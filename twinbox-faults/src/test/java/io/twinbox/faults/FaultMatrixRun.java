@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.twinbox.testkit.KafkaBroker;
 import io.twinbox.testkit.LocalServers;
+import io.twinbox.testkit.PrivateNatsServer;
+import io.twinbox.testkit.PrivateRabbitNode;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,21 +49,21 @@ class FaultMatrixRun {
     List<String> errors = new ArrayList<>();
     for (String name : brokerList.split(",")) {
       name = name.trim();
-      if (name.equals("rabbitmq") && !LocalServers.isUp(RabbitUnderTest.HOST, RabbitUnderTest.PORT)) {
-        System.err.println("SKIPPED: RabbitMQ is not running on " + RabbitUnderTest.HOST + ":" + RabbitUnderTest.PORT);
+      if (name.equals("rabbitmq") && !PrivateRabbitNode.installed()) {
+        System.err.println("SKIPPED: RabbitMQ is not installed at " + PrivateRabbitNode.SCRIPT);
         assertThat(LocalServers.isCi()).as("RabbitMQ missing with CI=true").isFalse();
         continue;
       }
-      if (name.equals("nats") && !LocalServers.isUp(NatsUnderTest.HOST, NatsUnderTest.PORT)) {
-        System.err.println("SKIPPED: NATS is not running on " + NatsUnderTest.HOST + ":" + NatsUnderTest.PORT);
-        assertThat(LocalServers.isCi()).as("NATS missing with CI=true").isFalse();
+      if (name.equals("nats") && !PrivateNatsServer.installed()) {
+        System.err.println("SKIPPED: nats-server is not installed at " + PrivateNatsServer.BINARY);
+        assertThat(LocalServers.isCi()).as("nats-server missing with CI=true").isFalse();
         continue;
       }
       brokers.add(name);
       try (BrokerUnderTest broker = switch (name) {
         case "kafka" -> new KafkaUnderTest(KafkaBroker.start());
-        case "rabbitmq" -> new RabbitUnderTest();
-        case "nats" -> new NatsUnderTest();
+        case "rabbitmq" -> new RabbitUnderTest(PrivateRabbitNode.start());
+        case "nats" -> new NatsUnderTest(PrivateNatsServer.start());
         default -> throw new IllegalArgumentException("unknown broker " + name);
       }) {
         for (Scenario row : Scenario.matrix()) {

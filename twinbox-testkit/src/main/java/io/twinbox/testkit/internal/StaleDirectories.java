@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,10 +44,19 @@ public final class StaleDirectories {
    * left alone. Best effort: failures are logged, never thrown.
    */
   public static void sweep(Path parent, String prefix) {
+    sweep(parent, prefix, dir -> { });
+  }
+
+  /**
+   * As {@link #sweep(Path, String)}, running {@code beforeDelete} on each stale directory first —
+   * e.g. to kill a native server process that its dead owner left running in it.
+   */
+  public static void sweep(Path parent, String prefix, Consumer<Path> beforeDelete) {
     try (DirectoryStream<Path> dirs = Files.newDirectoryStream(parent, prefix + "*")) {
       for (Path dir : dirs) {
         if (ownerGone(dir)) {
           LOG.info("deleting {}, left behind by a JVM that is gone", dir);
+          beforeDelete.accept(dir);
           Directories.deleteRecursively(dir);
         }
       }

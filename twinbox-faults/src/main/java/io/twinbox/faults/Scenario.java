@@ -125,7 +125,7 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
         row("B8DE", "relay DB sessions terminated / reset / replies lost, database restarts, every message in German",
             8, FaultKind.DB_TERMINATE, FaultKind.PROXY_RESET, FaultKind.PROXY_DROP_REPLY, FaultKind.DB_RESTART)
             .withDatabaseLocale(GERMAN),
-        row("B9", "database kill -9 + restart (private PostgreSQL cluster)", 5, FaultKind.DB_RESTART),
+        row("B9", "database kill -9 + restart (private database server)", 5, FaultKind.DB_RESTART),
         row("B16", "producer database's disk full (private cluster on a small tmpfs)", 5, FaultKind.DISK_FULL),
         row("B10", "relay<->DB blackhole and latency", 6, FaultKind.PROXY_BLACKHOLE, FaultKind.PROXY_LATENCY),
         row("B11", "long-held business transactions", 5, FaultKind.LONG_TX),

@@ -4,10 +4,15 @@ import io.twinbox.InboxMessage;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 
-/** SHA-256 over what makes a message's content: type, version and payload. */
+/**
+ * SHA-256 over what makes a message's content: type, version and payload. One digest per thread:
+ * {@code MessageDigest.getInstance} (a provider lookup) cost more than hashing a small payload.
+ */
 public final class PayloadHash {
+  private static final ThreadLocal<MessageDigest> DIGEST = ThreadLocal.withInitial(PayloadHash::newDigest);
+  private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
+
   private PayloadHash() {}
 
   public static String of(InboxMessage m) {
@@ -17,12 +22,12 @@ public final class PayloadHash {
     d.update(Integer.toString(m.version()).getBytes(StandardCharsets.UTF_8));
     d.update((byte) '\n');
     d.update(m.payload().getBytes(StandardCharsets.UTF_8));
-    return HexFormat.of().formatHex(d.digest());
+    return hex(d.digest());
   }
 
   /** Hex SHA-256 of {@code bytes}. */
   public static String sha256(byte[] bytes) {
-    return HexFormat.of().formatHex(digest().digest(bytes));
+    return hex(digest().digest(bytes));
   }
 
   /**
@@ -38,7 +43,24 @@ public final class PayloadHash {
     return sha256(units);
   }
 
+  /** Lower-case hex, as {@code HexFormat.of().formatHex}. */
+  private static String hex(byte[] hash) {
+    byte[] out = new byte[hash.length * 2];
+    for (int i = 0; i < hash.length; i++) {
+      out[2 * i] = HEX[(hash[i] >> 4) & 0xf];
+      out[2 * i + 1] = HEX[hash[i] & 0xf];
+    }
+    return new String(out, StandardCharsets.ISO_8859_1);
+  }
+
+  /** This thread's digest, reset ({@code digest()} resets it after each use; a failed use may not have). */
   private static MessageDigest digest() {
+    MessageDigest d = DIGEST.get();
+    d.reset();
+    return d;
+  }
+
+  private static MessageDigest newDigest() {
     try {
       return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {

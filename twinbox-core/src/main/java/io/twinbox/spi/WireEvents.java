@@ -6,6 +6,7 @@ import io.twinbox.internal.EventRules;
 import io.twinbox.internal.InboxColumns;
 import io.twinbox.internal.InboxIds;
 import io.twinbox.internal.PayloadHash;
+import io.twinbox.internal.RfcTimes;
 import io.twinbox.internal.StorableText;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -20,6 +21,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Base64;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The one wire model of every broker binding: what a consumer accepts as a CloudEvent, so that
@@ -86,14 +88,23 @@ public final class WireEvents {
    */
   public static Read read(Map<String, String> attributes, byte[] data, Map<String, String> userHeaders,
       String origin, InboxMessage unreadable) {
+    return read(attributes, data, userHeaders, origin, () -> unreadable);
+  }
+
+  /**
+   * {@link #read(Map, byte[], Map, String, InboxMessage)}, making the stand-in only when the message
+   * is refused: most are not, and the stand-in decodes the body once more.
+   */
+  public static Read read(Map<String, String> attributes, byte[] data, Map<String, String> userHeaders,
+      String origin, Supplier<InboxMessage> unreadable) {
     String id = attributes.get(ID);
     if (!"1.0".equals(attributes.get(SPECVERSION)) || id == null || attributes.get(TYPE) == null
         || attributes.get(SOURCE) == null) {
-      return new Read(unreadable, "not a CloudEvent 1.0 (specversion, id, type or source missing)");
+      return new Read(unreadable.get(), "not a CloudEvent 1.0 (specversion, id, type or source missing)");
     }
     String contentType = attributes.get(DATA_CONTENT_TYPE);
     if (contentType != null && !isJson(contentType)) {
-      return new Read(unreadable, "unsupported datacontenttype " + StorableText.clip(contentType, 100)
+      return new Read(unreadable.get(), "unsupported datacontenttype " + StorableText.clip(contentType, 100)
           + " (JSON expected)");
     }
     try {
@@ -110,7 +121,7 @@ public final class WireEvents {
       return new Read(m, null);
     } catch (InvalidEventException e) {
       String named = StorableText.isClean(id) && id.length() <= InboxColumns.ID ? " " + id : "";
-      return new Read(unreadable, "unreadable CloudEvent" + named + ": " + e.getMessage());
+      return new Read(unreadable.get(), "unreadable CloudEvent" + named + ": " + e.getMessage());
     }
   }
 
@@ -133,6 +144,27 @@ public final class WireEvents {
    * @throws InvalidEventException naming {@code field} and the byte offset
    */
   public static String utf8(String field, byte[] bytes) {
+    String text = unlessMalformed(bytes);
+    return text != null ? text : strictUtf8(field, bytes);
+  }
+
+  /** A header's value as strict UTF-8; a failure names the header (clipped to 64 characters). */
+  public static String headerText(String name, byte[] bytes) {
+    String text = unlessMalformed(bytes);
+    return text != null ? text : strictUtf8("header " + StorableText.clip(name, 64), bytes);
+  }
+
+  /**
+   * {@code bytes} as UTF-8 by the JDK's fast decoder, which replaces malformed input by U+FFFD;
+   * {@code null} when the text holds U+FFFD, which may be a replacement (or the character itself):
+   * then only the strict decoder can tell, and say where.
+   */
+  private static String unlessMalformed(byte[] bytes) {
+    String text = new String(bytes, StandardCharsets.UTF_8);
+    return text.indexOf('\uFFFD') < 0 ? text : null;
+  }
+
+  private static String strictUtf8(String field, byte[] bytes) {
     CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
         .onUnmappableCharacter(CodingErrorAction.REPORT);
     ByteBuffer in = ByteBuffer.wrap(bytes);
@@ -141,11 +173,6 @@ public final class WireEvents {
     } catch (CharacterCodingException e) {
       throw new InvalidEventException(field, "is not valid UTF-8 (near byte " + in.position() + ")");
     }
-  }
-
-  /** A header's value as strict UTF-8; a failure names the header (clipped to 64 characters). */
-  public static String headerText(String name, byte[] bytes) {
-    return utf8("header " + StorableText.clip(name, 64), bytes);
   }
 
   /** {@code text} cut to {@code max} characters, for a reason that quotes a header name or value. */
@@ -177,12 +204,18 @@ public final class WireEvents {
 
   /** JSON media types: {@code application/json}, {@code text/json}, {@code *}{@code /*+json}, with parameters. */
   public static boolean isJson(String contentType) {
+    if (contentType.equals(WireAttributes.JSON)) {
+      return true; // what every Twinbox publisher writes
+    }
     String type = contentType.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
     return type.equals("application/json") || type.equals("text/json")
         || (type.endsWith("+json") && type.indexOf('/') > 0);
   }
 
   private static void requireUriReference(String source) {
+    if (isPlainAbsolutePath(source)) {
+      return;
+    }
     try {
       new URI(source);
     } catch (URISyntaxException e) {
@@ -191,6 +224,27 @@ public final class WireEvents {
     if (source.isEmpty()) {
       throw new InvalidEventException("source", "is empty");
     }
+  }
+
+  /**
+   * True for a source such as {@code /orders}: a path from the root (not {@code //}, which starts an
+   * authority) of letters, digits and {@code -._~:@/} only, which {@link URI} always accepts; any
+   * other source is parsed.
+   */
+  private static boolean isPlainAbsolutePath(String source) {
+    int n = source.length();
+    if (n == 0 || source.charAt(0) != '/' || (n > 1 && source.charAt(1) == '/')) {
+      return false;
+    }
+    for (int i = 1; i < n; i++) {
+      char c = source.charAt(i);
+      boolean plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
+          || c == '.' || c == '_' || c == '~' || c == ':' || c == '@' || c == '/';
+      if (!plain) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static long integer(String attribute, String value, long absent, long min, long max) {
@@ -213,8 +267,13 @@ public final class WireEvents {
     if (value == null) {
       return null;
     }
+    String text = value.strip();
+    Instant utc = RfcTimes.utcOrNull(text);
+    if (utc != null) {
+      return utc;
+    }
     try {
-      return OffsetDateTime.parse(value.strip()).toInstant();
+      return OffsetDateTime.parse(text).toInstant();
     } catch (DateTimeParseException e) {
       throw new InvalidEventException("time", "is not an RFC 3339 timestamp");
     }

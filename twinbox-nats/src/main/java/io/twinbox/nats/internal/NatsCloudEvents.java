@@ -12,10 +12,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The CloudEvents NATS protocol binding (binary content mode, binding version 1.0.3), mapped by
@@ -56,8 +58,9 @@ public final class NatsCloudEvents {
     String origin = origin(msg);
     byte[] body = msg.getData() == null ? new byte[0] : msg.getData();
     // The id of an unreadable message is its place in the stream: a redelivery of it is recognised.
-    InboxMessage unreadable = WireEvents.unreadable(WireEvents.placeId("nats:", origin), body, null, origin);
-    Map<String, String> ce = new LinkedHashMap<>();
+    Supplier<InboxMessage> unreadable = () -> WireEvents.unreadable(WireEvents.placeId("nats:", origin), body, null,
+        origin); // made only for a message that cannot be read
+    Map<String, String> ce = new HashMap<>(32); // room for every attribute without a resize
     Map<String, String> user = new LinkedHashMap<>();
     try {
       Headers headers = msg.getHeaders();
@@ -73,7 +76,7 @@ public final class NatsCloudEvents {
         }
       }
     } catch (IllegalArgumentException e) {
-      return new WireEvents.Read(unreadable, "unreadable header: " + e.getMessage());
+      return new WireEvents.Read(unreadable.get(), "unreadable header: " + e.getMessage());
     }
     return WireEvents.read(ce, body, user, origin, unreadable);
   }

@@ -10,9 +10,11 @@ import io.twinbox.spi.WireEvents;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Date;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The CloudEvents AMQP protocol binding (binary content mode), mapped by hand onto AMQP 0-9-1:
@@ -72,11 +74,9 @@ public final class AmqpCloudEvents {
    * different message reusing that message id is parked under an id of its own by the runner).
    */
   public static WireEvents.Read decode(AMQP.BasicProperties props, byte[] body, String origin) {
-    String messageId = props.getMessageId();
-    String id = messageId != null ? WireEvents.placeId("rabbitmq:", messageId) : WireEvents.contentId("rabbitmq:", body);
-    InboxMessage unreadable = WireEvents.unreadable(id, body, null, origin);
+    Supplier<InboxMessage> unreadable = () -> unreadable(props.getMessageId(), body, origin);
     Map<String, Object> headers = props.getHeaders() == null ? Map.of() : props.getHeaders();
-    Map<String, String> ce = new LinkedHashMap<>();
+    Map<String, String> ce = new HashMap<>(32); // room for every attribute without a resize
     Map<String, String> user = new LinkedHashMap<>();
     for (Map.Entry<String, Object> e : headers.entrySet()) {
       String k = e.getKey();
@@ -84,7 +84,7 @@ public final class AmqpCloudEvents {
       try {
         v = text(k, e.getValue());
       } catch (InvalidEventException ex) {
-        return new WireEvents.Read(unreadable, "unreadable header: " + ex.getMessage());
+        return new WireEvents.Read(unreadable.get(), "unreadable header: " + ex.getMessage());
       }
       if (k.startsWith(PREFIX) || k.startsWith(ALT_PREFIX)) {
         ce.put(k.substring(PREFIX.length()).toLowerCase(Locale.ROOT), v);
@@ -97,6 +97,12 @@ public final class AmqpCloudEvents {
       ce.put(WireEvents.DATA_CONTENT_TYPE, props.getContentType());
     }
     return WireEvents.read(ce, body, user, origin, unreadable);
+  }
+
+  /** The stand-in to park for a delivery that cannot be read; made only then. */
+  private static InboxMessage unreadable(String messageId, byte[] body, String origin) {
+    String id = messageId != null ? WireEvents.placeId("rabbitmq:", messageId) : WireEvents.contentId("rabbitmq:", body);
+    return WireEvents.unreadable(id, body, null, origin);
   }
 
   private static boolean brokerHeader(String name) {

@@ -1,11 +1,9 @@
 package io.twinbox.internal;
 
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicInteger;
 
-/** The one way core starts its background threads: named daemon threads. */
+/** The one way core starts its background schedulers: one named daemon thread each. */
 public final class DaemonThreads {
   private DaemonThreads() {}
 
@@ -13,16 +11,6 @@ public final class DaemonThreads {
   public static ScheduledExecutorService scheduler(String name) {
     return Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    });
-  }
-
-  /** A pool of {@code threads} daemon threads named {@code name-1}, {@code name-2}, … */
-  public static ExecutorService pool(String name, int threads) {
-    AtomicInteger n = new AtomicInteger();
-    return Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
       t.setDaemon(true);
       return t;
     });

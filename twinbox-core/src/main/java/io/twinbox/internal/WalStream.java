@@ -20,10 +20,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,16 +35,6 @@ import org.slf4j.LoggerFactory;
  * and a batch goes out in waves. An event whose aggregate has older rows left in the table (see
  * {@link HeldGroups}) is never published ahead of them: it is left in the table too, and the sweep —
  * the polling relay's own claim, on this same thread — publishes them all in order.
- *
- * <p>Two batches on the wire: while one batch waits for its broker acknowledgements (on a send
- * thread), the stream reads and sends the next, then completes the first — the wait for the acks,
- * most of a batch's time, overlaps the next batch's reading, sending and the previous one's
- * completion. The next batch holds no aggregate that has an event in flight: such an event, and
- * every later one of its aggregate, is {@linkplain #deferred deferred} to a later batch, so an
- * aggregate never has two batches on the wire and a failure still stops its later events (they are
- * left in the table, as the events behind a failure in one batch are). Retries after an outage, the
- * sweep and a graceful stop first take the answers of the batch in flight and send what was
- * deferred, one batch at a time as before.
  *
  * <p>At-least-once by the log position: the slot is confirmed only past transactions all of whose
  * rows are done, and only after the completion that made them done committed. A crash at any point
@@ -79,26 +65,11 @@ final class WalStream implements AutoCloseable {
   /** A failure to record in the table, and the transaction it belongs to. */
   private record Failure(FailedPublish failure, GroupKey group, CommitWindow.Tx tx) {}
 
-  /** A batch sent ahead: its acknowledgements are awaited on a send thread. */
-  private record InFlight(List<Item> items, List<Failure> extra, Set<GroupKey> groups,
-      Future<WavePublisher.Result> result) {}
-
-  /** At most two batches are on the wire: one awaited, one sent ahead. */
-  private static final int SEND_THREADS = 2;
-
   private final WalRelayEngine r;
   private final ChangeFeed feed;
   private final HeldGroups held;
   private final CommitWindow window = new CommitWindow();
   private final WavePublisher publisher;
-  private final ExecutorService sender;
-  /** The batch on the wire whose answers are not taken yet, or null. */
-  private InFlight inFlight;
-  /**
-   * Events read while an earlier event of their aggregate was in flight, in stream order: they go
-   * in a later batch (or are left in the table, if that earlier event failed).
-   */
-  private List<Item> deferred = new ArrayList<>();
 
   /** Items a broker outage (or a lapsing lease) left unpublished, in stream order. */
   private List<Item> retry = List.of();
@@ -124,7 +95,7 @@ final class WalStream implements AutoCloseable {
   private boolean droppedTail;
   /**
    * The log position when the session began. Until the stream is confirmed past it, the groups the
-   * table held at start wait for the stream (see {@link #sweep}).
+   * table held at start wait for the stream (see {@link #sweepIfDue}).
    */
   private final long startPosition;
 
@@ -144,7 +115,6 @@ final class WalStream implements AutoCloseable {
       feed.close();
       throw e;
     }
-    this.sender = DaemonThreads.pool("twinbox-wal-send", SEND_THREADS);
     long now = System.nanoTime();
     nextSweepNanos = held.size() > 0 ? now : now + r.wal.sweepInterval().toNanos();
     nextStatusNanos = now;
@@ -157,7 +127,6 @@ final class WalStream implements AutoCloseable {
     while (r.running() && r.lease.valid()) {
       feed.checkOpen(); // also while paused: a lost slot must not wait for the broker to come back
       if (!retry.isEmpty()) {
-        finishInFlight(); // its unanswered events join the retry, behind the earlier ones
         long wait = outageUntilNanos - System.nanoTime();
         if (wait > 0) {
           // Back-pressure: while the broker is down nothing more is read; the feed stops reading the
@@ -173,45 +142,14 @@ final class WalStream implements AutoCloseable {
       }
       settle();
       confirm();
-      if (retry.isEmpty() && sweepDue()) {
-        quiesce();
-        if (retry.isEmpty()) {
-          sweep();
-        }
+      if (retry.isEmpty()) {
+        sweepIfDue();
       }
       reportIfDue();
     }
-    finishInFlight(); // a fenced session's completions are refused by the store
     if (!r.running() && r.lease.valid()) {
       drain();
     }
-  }
-
-  /**
-   * Takes the answers of the batch in flight and publishes what was deferred behind it, one batch:
-   * afterwards nothing of the stream is on the wire or waiting, as the sweep needs (it must never
-   * race the stream for an aggregate).
-   */
-  private void quiesce() throws InterruptedException {
-    finishInFlight();
-    if (retry.isEmpty() && !deferred.isEmpty()) {
-      List<Item> earlier = deferred;
-      deferred = new ArrayList<>();
-      publish(notHeld(earlier), List.of());
-    }
-  }
-
-  /** Of deferred events, those still to publish; the rest (their aggregate failed meanwhile) are left. */
-  private List<Item> notHeld(List<Item> items) {
-    List<Item> out = new ArrayList<>(items.size());
-    for (Item i : items) {
-      if (held.isHeld(i.group())) {
-        leave(i);
-      } else {
-        out.add(i);
-      }
-    }
-    return out;
   }
 
   /**
@@ -235,8 +173,6 @@ final class WalStream implements AutoCloseable {
           retry = List.of();
           publish(again, List.of());
         }
-      } else if (!deferred.isEmpty()) {
-        quiesce();
       } else if (window.receivingOpen()) {
         readToCommit();
       } else {
@@ -253,8 +189,7 @@ final class WalStream implements AutoCloseable {
 
   /** True while something the stream took is not done: the position cannot cover it yet. */
   private boolean unfinished() {
-    return window.receivingOpen() || !retry.isEmpty() || inFlight != null || !deferred.isEmpty()
-        || !unsettledLefts.isEmpty()
+    return window.receivingOpen() || !retry.isEmpty() || !unsettledLefts.isEmpty()
         || !unappliedPublished.isEmpty() || !unappliedFailures.isEmpty();
   }
 
@@ -280,96 +215,24 @@ final class WalStream implements AutoCloseable {
   }
 
   /**
-   * Takes what was deferred and what arrived until a batch is full, sends it ahead and then takes
-   * the answers of the batch before it. Rows the stream leaves or skips do not count, so after a
-   * take-over (or behind a long sweep) the stream skims the WAL it must pass quickly instead of one
-   * batch per round. Deferred events count, so they never pile up beyond a batch.
+   * Takes what arrived until a batch to publish is full: rows the stream leaves or skips do not
+   * count, so after a take-over (or behind a long sweep) the stream skims the WAL it must pass
+   * quickly instead of one batch per round.
    */
   private void readAndPublish() throws InterruptedException {
-    Set<GroupKey> busy = inFlight == null ? Set.of() : inFlight.groups();
     List<Item> toPublish = new ArrayList<>();
     List<Failure> unreadable = new ArrayList<>();
-    List<Item> later = new ArrayList<>();
-    Set<GroupKey> laterGroups = new HashSet<>();
-    route(notHeld(deferred), busy, toPublish, later, laterGroups);
-    // Wait for new changes only when nothing is on the wire: otherwise its answers come first.
-    Duration wait = inFlight == null && toPublish.isEmpty() ? Duration.ofMillis(POLL_WAIT_MS) : Duration.ZERO;
-    int batch = r.config.batchSize();
-    for (int round = 0; round < MAX_READS_PER_BATCH && toPublish.size() + later.size() < batch; round++) {
-      List<Change> changes = feed.poll(batch - toPublish.size() - later.size(), wait);
+    Duration wait = Duration.ofMillis(POLL_WAIT_MS);
+    for (int round = 0; round < MAX_READS_PER_BATCH && toPublish.size() < r.config.batchSize(); round++) {
+      List<Change> changes = feed.poll(r.config.batchSize() - toPublish.size(), wait);
       if (changes.isEmpty()) {
         break;
       }
       taken += changes.size();
-      List<Item> fresh = new ArrayList<>();
-      accept(changes, fresh, unreadable);
-      route(fresh, busy, toPublish, later, laterGroups);
+      accept(changes, toPublish, unreadable);
       wait = Duration.ZERO;
     }
-    deferred = later;
-    if (toPublish.isEmpty() && unreadable.isEmpty()) {
-      finishInFlight(); // nothing new to send: take the answers of what is out
-      return;
-    }
-    sendAhead(toPublish, unreadable);
-  }
-
-  /**
-   * To publish now, or deferred: an event of an aggregate with an event in flight, or with an event
-   * deferred already, waits for a later batch (stream order kept within each aggregate).
-   */
-  private static void route(List<Item> items, Set<GroupKey> busy, List<Item> toPublish, List<Item> later,
-      Set<GroupKey> laterGroups) {
-    for (Item i : items) {
-      GroupKey g = i.group();
-      if (g.ordered() && (busy.contains(g) || laterGroups.contains(g))) {
-        later.add(i);
-        laterGroups.add(g);
-      } else {
-        toPublish.add(i);
-      }
-    }
-  }
-
-  /** Sends a batch on a send thread, then completes the batch that was on the wire before it. */
-  private void sendAhead(List<Item> items, List<Failure> extra) throws InterruptedException {
-    if (confirmed < startPosition && !items.isEmpty()) {
-      items = withoutDone(items);
-    }
-    InFlight previous = inFlight;
-    inFlight = null;
-    if (!items.isEmpty() || !extra.isEmpty()) {
-      List<OutboxMessage> messages = messages(items);
-      Future<WavePublisher.Result> result = messages.isEmpty()
-          ? CompletableFuture.completedFuture(WavePublisher.Result.NOTHING)
-          : sender.submit(() -> new WavePublisher(r.transport, r.config.retryPolicy(), r.config.publishTimeout(),
-              r.config.source(), r.deadLetters != null).publish(messages, p -> r.lease.usableUntil()));
-      Set<GroupKey> groups = new HashSet<>();
-      items.forEach(i -> groups.add(i.group()));
-      inFlight = new InFlight(items, extra, groups, result);
-    }
-    if (previous != null) {
-      finish(previous);
-    }
-  }
-
-  /** Takes the answers of the batch on the wire, if any, and completes it. */
-  private void finishInFlight() throws InterruptedException {
-    InFlight b = inFlight;
-    inFlight = null;
-    if (b != null) {
-      finish(b);
-    }
-  }
-
-  private void finish(InFlight b) throws InterruptedException {
-    WavePublisher.Result res;
-    try {
-      res = b.result().get();
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("publishing a batch failed: " + Reasons.of(e.getCause()), e.getCause());
-    }
-    handle(b.items(), b.extra(), res);
+    publish(toPublish, unreadable);
   }
 
   /** Sorts what arrived: to publish, to leave in the table, to record as FAILED. */
@@ -422,19 +285,10 @@ final class WalStream implements AutoCloseable {
     if (items.isEmpty() && extra.isEmpty()) {
       return;
     }
+    r.batches.incrementAndGet();
     WavePublisher.Result res = items.isEmpty()
         ? WavePublisher.Result.NOTHING
-        : publisher.publish(messages(items), p -> r.lease.usableUntil());
-    handle(items, extra, res);
-  }
-
-  /**
-   * What the broker answered for a batch: acknowledged rows are completed, failures recorded, events
-   * behind a failure of their aggregate left in the table, and unanswered ones (outage, lapsing
-   * lease) join the retry.
-   */
-  private void handle(List<Item> items, List<Failure> extra, WavePublisher.Result res) {
-    r.batches.incrementAndGet();
+        : publisher.publish(items.stream().map(Item::message).toList(), p -> r.lease.usableUntil());
     Set<Long> ackedPositions = new HashSet<>();
     res.published().forEach(m -> ackedPositions.add(m.position()));
     Map<Long, FailedPublish> failedByPosition = new HashMap<>();
@@ -460,7 +314,6 @@ final class WalStream implements AutoCloseable {
     }
     if (!complete(acked, failures)) {
       retry = List.of();
-      deferred = new ArrayList<>();
       return; // fenced: the session ends, the next streamer publishes these rows again
     }
     r.streamed.addAndGet(res.published().size());
@@ -469,15 +322,10 @@ final class WalStream implements AutoCloseable {
       outageBackoffMs = Math.min(r.config.outageBackoffMax().toMillis(),
           Math.max(OUTAGE_BACKOFF_MIN_MS, outageBackoffMs * 2));
       outageUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(outageBackoffMs);
-    } else if (unresolved.isEmpty() && retry.isEmpty()) {
+    } else if (unresolved.isEmpty()) {
       outageBackoffMs = 0;
     }
-    if (!unresolved.isEmpty()) {
-      // Behind what an earlier batch left unanswered: batches on the wire together share no aggregate.
-      List<Item> all = new ArrayList<>(retry);
-      all.addAll(unresolved);
-      retry = all;
-    }
+    retry = unresolved;
   }
 
   /**
@@ -616,11 +464,6 @@ final class WalStream implements AutoCloseable {
     held.streamReached(done);
   }
 
-  /** True when the sweep's interval has passed (and the lease still holds). */
-  private boolean sweepDue() {
-    return System.nanoTime() - nextSweepNanos >= 0 && r.lease.valid();
-  }
-
   /**
    * The sweep: the polling relay's claim over the table. It publishes, in aggregate order, what the
    * stream left there (held groups), and rows of other groups only once they are stale — older than
@@ -628,8 +471,9 @@ final class WalStream implements AutoCloseable {
    * rows of groups that are not held belong to the stream, which would otherwise be overtaken by a
    * polling relay in disguise. Then releases held groups it has caught up with.
    */
-  private void sweep() throws InterruptedException {
-    if (!r.lease.valid()) {
+  private void sweepIfDue() throws InterruptedException {
+    long now = System.nanoTime();
+    if (now < nextSweepNanos || !r.lease.valid()) {
       return;
     }
     // Until the stream has passed the position of its start, a group held only because the table had
@@ -714,7 +558,7 @@ final class WalStream implements AutoCloseable {
     List<OutboxMessage> out = new ArrayList<>();
     groups.forEach((g, rows) -> {
       if (backlog && held.awaitingStream(g)) {
-        return; // the stream's to deliver (see sweep)
+        return; // the stream's to deliver (see sweepIfDue)
       }
       rows.sort(Comparator.comparingLong(OutboxMessage::sequence));
       boolean isHeld = held.isHeld(g);
@@ -811,22 +655,15 @@ final class WalStream implements AutoCloseable {
     return out;
   }
 
-  /**
-   * Takes the answers of a batch still on the wire, confirms what is done (graceful stop) and stops
-   * the feed and the send threads.
-   */
+  /** Confirms what is done (graceful stop) and stops the feed. */
   @Override
   public void close() {
     try {
-      finishInFlight();
       settle();
       confirm();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
       log.debug("final confirmation failed: {}", Reasons.of(e));
     } finally {
-      sender.shutdownNow();
       feed.close();
     }
   }

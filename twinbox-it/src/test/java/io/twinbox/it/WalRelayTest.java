@@ -249,13 +249,13 @@ class WalRelayTest {
   }
 
   /**
-   * The stream keeps two batches on the wire and defers an event whose aggregate has one in flight.
    * Small batches over few aggregates put an aggregate's events in consecutive batches nearly every
    * time, and about one event in 25 is refused twice (RETRY) before it goes through: an event behind
-   * it must never reach the broker first, whichever batch it was read into.
+   * it must never reach the broker first, whichever batch it was read into (it is left in the table
+   * for the sweep, behind the refused one).
    */
   @Test
-  void transientFailuresAcrossBatchesOnTheWireLetNoLaterEventOvertake() throws Exception {
+  void transientFailuresInConsecutiveBatchesLetNoLaterEventOvertake() throws Exception {
     long started = System.nanoTime();
     TestDb db = pg.database("pipeline");
     JdbcStore store = JdbcStore.builder(db.dataSource()).build();
@@ -274,7 +274,7 @@ class WalRelayTest {
       CheckResult result = Scenario.readAndCheck(broker.bootstrapServers(), topic, work.committed(),
           work.rolledBack(), Duration.ofSeconds(60));
       WalStats engine = relay.walStats().orElseThrow();
-      Scenario.report("WAL-PIPELINE", result.summary() + " sends=" + kafka.sendCount() + " retried="
+      Scenario.report("WAL-RETRY-BATCHES", result.summary() + " sends=" + kafka.sendCount() + " retried="
           + relay.stats().retried() + " streamed=" + engine.streamed() + " swept=" + engine.swept()
           + " batches=" + relay.stats().batches() + " runtimeMs=" + Scenario.millisSince(started));
 

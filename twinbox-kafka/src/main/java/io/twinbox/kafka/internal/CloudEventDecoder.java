@@ -6,6 +6,7 @@ import io.twinbox.spi.WireEvents;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
@@ -28,9 +29,10 @@ public final class CloudEventDecoder {
 
   public static WireEvents.Read decode(ConsumerRecord<String, byte[]> r) {
     String origin = origin(r);
-    // The id of an unreadable record is its place in the log: a redelivery of it is recognised.
-    InboxMessage unreadable = WireEvents.unreadable(WireEvents.placeId("kafka:", origin), r.value(), r.key(),
-        origin);
+    // The id of an unreadable record is its place in the log: a redelivery of it is recognised. Made
+    // only for a record that is refused: the stand-in decodes the value once more.
+    Supplier<InboxMessage> unreadable = () -> WireEvents.unreadable(WireEvents.placeId("kafka:", origin), r.value(),
+        r.key(), origin);
     Map<String, String> attributes = new LinkedHashMap<>();
     Map<String, String> user = new LinkedHashMap<>();
     for (Header h : r.headers()) {
@@ -42,7 +44,7 @@ public final class CloudEventDecoder {
       try {
         value = WireEvents.headerText(key, h.value());
       } catch (InvalidEventException e) {
-        return new WireEvents.Read(unreadable, "unreadable header: " + e.getMessage());
+        return new WireEvents.Read(unreadable.get(), "unreadable header: " + e.getMessage());
       }
       if (key.startsWith(PREFIX)) {
         attributes.put(key.substring(PREFIX.length()).toLowerCase(Locale.ROOT), value);
@@ -55,7 +57,8 @@ public final class CloudEventDecoder {
     String contentType = attributes.get(WireEvents.DATA_CONTENT_TYPE);
     if (attributes.get(WireEvents.SPECVERSION) == null && contentType != null
         && contentType.toLowerCase(Locale.ROOT).startsWith("application/cloudevents")) {
-      return new WireEvents.Read(unreadable, "not a CloudEvent in binary content mode (structured mode is not supported)");
+      return new WireEvents.Read(unreadable.get(),
+          "not a CloudEvent in binary content mode (structured mode is not supported)");
     }
     return WireEvents.read(attributes, r.value(), user, origin, unreadable);
   }

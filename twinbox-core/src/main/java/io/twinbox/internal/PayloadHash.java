@@ -4,6 +4,7 @@ import io.twinbox.InboxMessage;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 
 /**
  * SHA-256 over what makes a message's content: type, version and payload. One digest per thread:
@@ -11,7 +12,7 @@ import java.security.NoSuchAlgorithmException;
  */
 public final class PayloadHash {
   private static final ThreadLocal<MessageDigest> DIGEST = ThreadLocal.withInitial(PayloadHash::newDigest);
-  private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
+  private static final HexFormat HEX = HexFormat.of();
 
   private PayloadHash() {}
 
@@ -22,12 +23,12 @@ public final class PayloadHash {
     d.update(Integer.toString(m.version()).getBytes(StandardCharsets.UTF_8));
     d.update((byte) '\n');
     d.update(m.payload().getBytes(StandardCharsets.UTF_8));
-    return hex(d.digest());
+    return HEX.formatHex(d.digest());
   }
 
   /** Hex SHA-256 of {@code bytes}. */
   public static String sha256(byte[] bytes) {
-    return hex(digest().digest(bytes));
+    return HEX.formatHex(digest().digest(bytes));
   }
 
   /**
@@ -41,16 +42,6 @@ public final class PayloadHash {
       units[2 * i + 1] = (byte) s.charAt(i);
     }
     return sha256(units);
-  }
-
-  /** Lower-case hex, as {@code HexFormat.of().formatHex}. */
-  private static String hex(byte[] hash) {
-    byte[] out = new byte[hash.length * 2];
-    for (int i = 0; i < hash.length; i++) {
-      out[2 * i] = HEX[(hash[i] >> 4) & 0xf];
-      out[2 * i + 1] = HEX[hash[i] & 0xf];
-    }
-    return new String(out, StandardCharsets.ISO_8859_1);
   }
 
   /** This thread's digest, reset ({@code digest()} resets it after each use; a failed use may not have). */

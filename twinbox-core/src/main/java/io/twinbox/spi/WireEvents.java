@@ -81,19 +81,11 @@ public final class WireEvents {
 
   /**
    * The message in {@code attributes} and {@code data}; or, when that is refused, the reason and
-   * {@code unreadable} (see {@link #unreadable}) to park in its place.
+   * the stand-in {@code unreadable} gives (see {@link #unreadable}) to park in its place. The stand-in
+   * is made only for a refused message: most are not, and it decodes the body once more.
    *
    * @param data the body, {@code null} when there is none
    * @param userHeaders the binding's other headers, already strictly decoded
-   */
-  public static Read read(Map<String, String> attributes, byte[] data, Map<String, String> userHeaders,
-      String origin, InboxMessage unreadable) {
-    return read(attributes, data, userHeaders, origin, () -> unreadable);
-  }
-
-  /**
-   * {@link #read(Map, byte[], Map, String, InboxMessage)}, making the stand-in only when the message
-   * is refused: most are not, and the stand-in decodes the body once more.
    */
   public static Read read(Map<String, String> attributes, byte[] data, Map<String, String> userHeaders,
       String origin, Supplier<InboxMessage> unreadable) {

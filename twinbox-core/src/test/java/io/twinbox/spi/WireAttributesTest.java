@@ -49,7 +49,7 @@ class WireAttributesTest {
     WireAttributes.of(m, WireAttributes.source(m.source())).forEach((k, v) -> text.put(k, WireAttributes.text(v)));
 
     WireEvents.Read read = WireEvents.read(text, m.payload().getBytes(java.nio.charset.StandardCharsets.UTF_8), Map.of(),
-        "test", WireEvents.unreadable("x", null, null, "test"));
+        "test", () -> WireEvents.unreadable("x", null, null, "test"));
 
     assertThat(read.ok()).as(read.failure()).isTrue();
     assertThat(read.message().id()).isEqualTo(ID.toString());

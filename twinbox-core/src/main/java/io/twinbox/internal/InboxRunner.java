@@ -62,6 +62,7 @@ public final class InboxRunner {
   private final RetryPolicy retry;
   private final BooleanSupplier running;
   private final InboxParker parker;
+  private final Ticker ticker;
   private final Set<String> parkedIds = new HashSet<>();
 
   public final AtomicLong processed = new AtomicLong();
@@ -74,6 +75,13 @@ public final class InboxRunner {
 
   public InboxRunner(Inbox inbox, DataSource dataSource, InboxHandler handler, int batchSize, RetryPolicy retry,
       BooleanSupplier running) {
+    this(inbox, dataSource, handler, batchSize, retry, running, Ticker.SYSTEM);
+  }
+
+  /** @param ticker what retry delays and back-off pauses wait on; virtual in core's simulation */
+  public InboxRunner(Inbox inbox, DataSource dataSource, InboxHandler handler, int batchSize, RetryPolicy retry,
+      BooleanSupplier running, Ticker ticker) {
+    this.ticker = ticker;
     this.inbox = InboxEngine.of(inbox);
     this.dataSource = dataSource;
     this.handler = handler;
@@ -385,7 +393,7 @@ public final class InboxRunner {
       retries.incrementAndGet();
       log.warn("consumer {}: message {} failed (attempt {}/{}), retrying: {}", inbox.consumer(), Printable.of(m.id()), n,
           retry.maxAttempts(), describe(cause));
-      Thread.sleep(retry.delayAfter(n).toMillis());
+      ticker.sleep(retry.delayAfter(n).toMillis());
     }
 
     /**
@@ -455,7 +463,7 @@ public final class InboxRunner {
         log.warn("consumer {}: {}, retrying in {} ms without using an attempt: {}", inbox.consumer(), what, ms,
             Reasons.of(cause));
       }
-      Thread.sleep(ms);
+      ticker.sleep(ms);
     }
   }
 

@@ -52,6 +52,7 @@ final class LeaseKeeper {
   private final RelayListener listener;
   /** Returns the lock of the worker that owns a partition; held while the worker uses it. */
   private final IntFunction<Lock> workerLock;
+  private final Ticker ticker;
   private final Map<Integer, Held> held = new ConcurrentHashMap<>();
   /** Leases no longer handed to workers, to be released once their worker is idle. */
   private final Map<Integer, PartitionLease> releasing = new ConcurrentHashMap<>();
@@ -60,10 +61,16 @@ final class LeaseKeeper {
   private volatile boolean joined;
   /** Another run took the node id over: renew only what a worker still uses, acquire nothing. */
   private volatile boolean displaced;
-  /** When the last successful renewal was sent ({@code System.nanoTime()}); 0: none yet. Keeper thread only. */
+  /** When the last successful renewal was sent ({@code ticker.nanoTime()}); 0: none yet. Keeper thread only. */
   private long lastRenewalSentAt;
 
   LeaseKeeper(OutboxStore store, String nodeId, Duration ttl, RelayListener listener, IntFunction<Lock> workerLock) {
+    this(store, nodeId, ttl, listener, workerLock, Ticker.SYSTEM);
+  }
+
+  LeaseKeeper(OutboxStore store, String nodeId, Duration ttl, RelayListener listener, IntFunction<Lock> workerLock,
+      Ticker ticker) {
+    this.ticker = ticker;
     this.store = store;
     this.nodeId = nodeId;
     this.ttl = ttl;
@@ -83,7 +90,7 @@ final class LeaseKeeper {
   void join() {
     long step = Math.max(100, ttl.toMillis() / 10);
     Duration patience = ttl.multipliedBy(2);
-    long deadline = System.nanoTime() + patience.toNanos();
+    long deadline = ticker.nanoTime() + patience.toNanos();
     Instant seen = null;
     while (true) {
       Optional<Instant> holder = store.register(nodeId, instance, ttl);
@@ -103,12 +110,12 @@ final class LeaseKeeper {
         throw new NodeIdInUseException(nodeId, "a relay with this node id heartbeated again (at " + seen
             + " and at " + holder.get() + ") within the lease TTL of " + ttl + ", so it is alive");
       }
-      if (System.nanoTime() - deadline > 0) {
+      if (ticker.nanoTime() - deadline > 0) {
         throw new NodeIdInUseException(nodeId, "the heartbeat of " + seen + " neither lapsed nor moved within "
             + patience);
       }
       try {
-        Thread.sleep(step);
+        ticker.sleep(step);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new TwinboxException("interrupted while waiting to register relay node id '" + nodeId + "'");
@@ -118,7 +125,7 @@ final class LeaseKeeper {
 
   /** Leases a worker may publish with right now. */
   List<PartitionLease> usable(int worker, int workers) {
-    long now = System.nanoTime();
+    long now = ticker.nanoTime();
     List<PartitionLease> result = new ArrayList<>();
     for (Held h : held.values()) {
       if (h.lease().partition() % workers == worker && h.deadlineNanos() - now > marginNanos) {
@@ -130,17 +137,17 @@ final class LeaseKeeper {
 
   /** Whether a partition may still be published (checked before every wave). */
   boolean valid(int partition) {
-    return usableUntil(partition) - System.nanoTime() > 0;
+    return usableUntil(partition) - ticker.nanoTime() > 0;
   }
 
   /**
-   * The {@code System.nanoTime()} until which a partition may be published: the fail-closed
+   * The {@code ticker.nanoTime()} until which a partition may be published: the fail-closed
    * deadline less the safety margin; a time already past when the partition is not held. Each
    * renewal moves it on. Bounds both the start of a wave and the wait for its acknowledgements.
    */
   long usableUntil(int partition) {
     Held h = held.get(partition);
-    return h == null ? System.nanoTime() - 1 : h.deadlineNanos() - marginNanos;
+    return h == null ? ticker.nanoTime() - 1 : h.deadlineNanos() - marginNanos;
   }
 
   Set<Integer> partitions() {
@@ -159,7 +166,7 @@ final class LeaseKeeper {
       int live = Math.max(1, store.heartbeat(nodeId, instance, ttl));
       int target = (store.partitionCount() + live - 1) / live;
       if (held.size() < target) {
-        long sentAt = System.nanoTime();
+        long sentAt = ticker.nanoTime();
         for (PartitionLease l : store.acquire(nodeId, target - held.size(), ttl)) {
           held.put(l.partition(), new Held(l, sentAt + ttl.toNanos()));
         }
@@ -204,7 +211,7 @@ final class LeaseKeeper {
       lastRenewalSentAt = 0;
       return;
     }
-    long sentAt = System.nanoTime();
+    long sentAt = ticker.nanoTime();
     // Leases waiting for release are renewed too: their worker may still be completing a batch.
     List<PartitionLease> mine = new ArrayList<>(releasing.values());
     held.values().forEach(h -> mine.add(h.lease()));
@@ -215,7 +222,7 @@ final class LeaseKeeper {
         held.put(l.partition(), new Held(l, sentAt + ttl.toNanos()));
       }
     }
-    reportStall(sentAt, System.nanoTime() - sentAt);
+    reportStall(sentAt, ticker.nanoTime() - sentAt);
     for (PartitionLease l : mine) {
       if (!keptIds.contains(l.partition())) {
         held.remove(l.partition());

@@ -42,6 +42,7 @@ public final class RelayEngine implements Relay {
   private final LeaseKeeper leases;
   private final ReentrantLock[] workerLocks;
   private final Semaphore[] wakeUps;
+  private final Ticker ticker;
   private final List<Thread> threads = new ArrayList<>();
   private final ScheduledExecutorService keeperThread;
   private final AtomicBoolean started = new AtomicBoolean();
@@ -65,6 +66,17 @@ public final class RelayEngine implements Relay {
   /** @param deadLetters where FAILED events' dead letters go; null: dead letters off */
   public RelayEngine(OutboxStore store, Transport transport, RelayConfig config, RelayListener listener,
       DeadLetterTransport deadLetters) {
+    this(store, transport, config, listener, deadLetters, Ticker.SYSTEM);
+  }
+
+  /**
+   * @param ticker the clock of the lease deadlines and the publish waits; {@link Ticker#SYSTEM} but in
+   *     core's simulation, which drives the engine through {@link #joinWithoutThreads},
+   *     {@link #keeperTick} and {@link #round} instead of {@link #start}
+   */
+  public RelayEngine(OutboxStore store, Transport transport, RelayConfig config, RelayListener listener,
+      DeadLetterTransport deadLetters, Ticker ticker) {
+    this.ticker = ticker;
     this.store = store;
     this.transport = transport;
     this.config = config;
@@ -77,7 +89,7 @@ public final class RelayEngine implements Relay {
       wakeUps[i] = new Semaphore(0);
     }
     this.leases = new LeaseKeeper(store, config.nodeId(), config.leaseTtl(), listener,
-        p -> workerLocks[p % n]);
+        p -> workerLocks[p % n], ticker);
     this.keeperThread = DaemonThreads.scheduler("twinbox-lease-keeper");
     this.deadLetters = deadLetters == null ? null
         : new DeadLetterLoop(store, deadLetters, config, listener, () -> leases.usable(0, 1));
@@ -109,7 +121,21 @@ public final class RelayEngine implements Relay {
         config.workers(), config.batchSize(), config.leaseTtl(), transport.name());
   }
 
-  private void keeperTick() {
+  /**
+   * Registers the node id as {@link #start} does, and starts no thread: the caller (core's
+   * simulation) then calls {@link #keeperTick} and {@link #round} itself, in an order it chooses.
+   * A crash is dropping the engine without {@link #close}; a graceful stop is {@link #close}.
+   */
+  public void joinWithoutThreads() {
+    if (!started.compareAndSet(false, true)) {
+      throw new IllegalStateException("relay " + config.nodeId() + " was already started");
+    }
+    leases.join();
+    running = true;
+  }
+
+  /** One lease round: renew, rebalance, release (what the keeper thread runs every ttl/3). */
+  public void keeperTick() {
     boolean hadNone = leases.partitions().isEmpty();
     leases.tick();
     if (hadNone && !leases.partitions().isEmpty()) {
@@ -168,9 +194,14 @@ public final class RelayEngine implements Relay {
     }
   }
 
-  private record Round(int found, boolean full, boolean outage) {}
+  /**
+   * What one claim-publish-complete round of a worker came to: rows claimed, whether that was a full
+   * batch, whether the broker was unavailable.
+   */
+  public record Round(int found, boolean full, boolean outage) {}
 
-  private Round round(int worker) throws InterruptedException {
+  /** One round of worker {@code worker}: claim, publish in waves, complete. Throws what the store throws. */
+  public Round round(int worker) throws InterruptedException {
     ReentrantLock lock = workerLocks[worker];
     lock.lock();
     try {
@@ -187,7 +218,7 @@ public final class RelayEngine implements Relay {
       // fenced like the rest; they hold back only their own aggregate's later rows.
       ClaimedBatch batch = ClaimedBatch.of(claimed);
       WavePublisher.Result r = new WavePublisher(transport, config.retryPolicy(), config.publishTimeout(),
-          config.source(), deadLetters != null).publish(batch.messages(), leases::usableUntil);
+          config.source(), deadLetters != null, ticker).publish(batch.messages(), leases::usableUntil);
       Completion c = store.complete(config.nodeId(), mine, r.published(), batch.failures(r.failed()),
           config.completionMode());
       accountUndecodable(batch);

@@ -43,7 +43,7 @@ final class WavePublisher {
   @FunctionalInterface
   interface Leases {
     /**
-     * The {@link System#nanoTime()} until which {@code partition} may be published; a time already
+     * The {@link Ticker#nanoTime()} until which {@code partition} may be published; a time already
      * past when it may not be published at all. Re-read while waiting: a renewal moves it on.
      */
     long usableUntil(int partition);
@@ -74,10 +74,18 @@ final class WavePublisher {
   private final Duration publishTimeout;
   private final String source;
   private final boolean deadLetters;
+  private final Ticker ticker;
 
   /** @param deadLetters whether a message that goes to FAILED is also to get a pending dead letter */
   WavePublisher(Transport transport, RetryPolicy retryPolicy, Duration publishTimeout, String source,
       boolean deadLetters) {
+    this(transport, retryPolicy, publishTimeout, source, deadLetters, Ticker.SYSTEM);
+  }
+
+  /** @param ticker the clock the lease deadlines are on (the lease keeper's) */
+  WavePublisher(Transport transport, RetryPolicy retryPolicy, Duration publishTimeout, String source,
+      boolean deadLetters, Ticker ticker) {
+    this.ticker = ticker;
     this.transport = transport;
     this.retryPolicy = retryPolicy;
     this.publishTimeout = publishTimeout;
@@ -106,7 +114,7 @@ final class WavePublisher {
         String group = group(m);
         if (stopped.contains(group)) {
           skipped++;
-        } else if (leases.usableUntil(m.partition()) - System.nanoTime() <= 0) {
+        } else if (leases.usableUntil(m.partition()) - ticker.nanoTime() <= 0) {
           stopped.add(group);
           skipped++;
         } else {
@@ -152,7 +160,7 @@ final class WavePublisher {
     List<CompletableFuture<PublishOutcome>> futures = new ArrayList<>(sending.size());
     for (OutboxMessage m : sending) {
       CompletableFuture<PublishOutcome> f;
-      if (leases.usableUntil(m.partition()) - System.nanoTime() <= 0) {
+      if (leases.usableUntil(m.partition()) - ticker.nanoTime() <= 0) {
         // Checked per send, not only per wave: a relay paused in the middle of a wave (SIGSTOP, a
         // long GC) must not send the rest of it after its lease ran out.
         futures.add(CompletableFuture.completedFuture(PublishOutcome.unavailable("the lease of partition "
@@ -168,7 +176,7 @@ final class WavePublisher {
       futures.add(f);
     }
     transport.flush();
-    long deadline = System.nanoTime() + publishTimeout.toNanos();
+    long deadline = ticker.nanoTime() + publishTimeout.toNanos();
     List<PublishOutcome> outcomes = new ArrayList<>(futures.size());
     for (int i = 0; i < futures.size(); i++) {
       PublishOutcome o = await(futures.get(i), sending.get(i).partition(), deadline, leases);
@@ -181,13 +189,13 @@ final class WavePublisher {
   private PublishOutcome await(CompletableFuture<PublishOutcome> f, int partition, long deadline, Leases leases)
       throws InterruptedException {
     while (true) {
-      long now = System.nanoTime();
+      long now = ticker.nanoTime();
       long leaseEnd = leases.usableUntil(partition);
       long until = deadline - leaseEnd < 0 ? deadline : leaseEnd;
       try {
         return f.get(Math.max(0L, until - now), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
-        now = System.nanoTime();
+        now = ticker.nanoTime();
         if (deadline - now <= 0) {
           return PublishOutcome.unavailable("no broker acknowledgement within " + publishTimeout);
         }

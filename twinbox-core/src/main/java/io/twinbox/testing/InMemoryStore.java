@@ -127,7 +127,18 @@ public final class InMemoryStore implements OutboxStore, OutboxAdminStore, Inbox
     transactions.run(c, tx -> tx.onCommit(action));
   }
 
-  /** Forgets everything: events, counters, leases, nodes, inbox records, parked messages. */
+  /**
+   * Runs {@code action} after the transaction on {@code c} has committed, outside the store's
+   * lock; dropped if it rolls back. An exception it throws reaches the caller of {@code commit()}
+   * with the transaction committed: how a test plays a commit whose reply was lost (the outcome is
+   * unknown to the committer).
+   */
+  public void afterCommit(Connection c, Runnable action) {
+    Objects.requireNonNull(action, "action cannot be null");
+    transactions.run(c, tx -> tx.afterCommit(action));
+  }
+
+    /** Forgets everything: events, counters, leases, nodes, inbox records, parked messages. */
   public void clear() {
     transactions.sync(() -> {
       outbox.clear();
@@ -398,7 +409,15 @@ public final class InMemoryStore implements OutboxStore, OutboxAdminStore, Inbox
     return sync(() -> leases.ownedBy(owner));
   }
 
-  /** The consumers with inbox records or parked messages, in the order they first had one. */
+  /** The node whose lease on {@code partition} has not run out on the store's clock, if any. */
+  public Optional<String> liveLeaseHolder(int partition) {
+    if (partition < 0 || partition >= partitions) {
+      throw new IllegalArgumentException("partition must be within [0, " + partitions + "), was " + partition);
+    }
+    return sync(() -> Optional.ofNullable(leases.liveHolder(partition)));
+  }
+
+    /** The consumers with inbox records or parked messages, in the order they first had one. */
   public List<String> consumers() {
     return sync(inbox::consumers);
   }

@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +56,10 @@ public final class MemoryLeases {
         free.add(p);
       }
     }
-    Collections.shuffle(free);
+    // Nodes starting together should take different partitions: each starts looking at a place of
+    // its own (from its id, not from a random draw, so that a simulation run replays exactly).
+    int start = Math.floorMod(nodeId.hashCode(), leases.length);
+    free.sort(Comparator.comparingInt(p -> Math.floorMod(p - start, leases.length)));
     List<PartitionLease> taken = new ArrayList<>();
     for (int p : free.subList(0, Math.min(Math.max(max, 0), free.size()))) {
       Lease l = leases[p];
@@ -100,7 +103,13 @@ public final class MemoryLeases {
     return nodeId.equals(leases[p].owner) && leases[p].until.isAfter(clock.instant());
   }
 
-  /** Live owner → partitions held with a lease that has not run out. */
+  /** The owner of partition {@code p} if its lease has not run out, else null. */
+  public String liveHolder(int p) {
+    Lease l = leases[p];
+    return l.owner != null && l.until.isAfter(clock.instant()) ? l.owner : null;
+  }
+
+    /** Live owner → partitions held with a lease that has not run out. */
   public Map<String, Integer> liveOwners() {
     Instant now = clock.instant();
     Map<String, Integer> owners = new LinkedHashMap<>();

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * Core's deterministic simulation (FAULTS.md, issue 21): thousands of seeds, each a different setup,
  * schedule and set of faults, every invariant of {@link SimChecks} judged after each. A failing
  * seed's trace is written to {@code target/simulation/seed-<n>.txt}; replay it with
- * {@code ./mvnw -pl twinbox-core test -Dsim.seed=<n>} (see docs/simulation.md).
+ * {@code ./mvnw -pl twinbox-core test-compile surefire:test@simulation -Dsim.seed=<n>} (see docs/simulation.md).
  */
 class SimulationTest {
   private static final long FIRST = Long.getLong("sim.first", 1);
@@ -47,7 +47,7 @@ class SimulationTest {
       Path trace = writeTrace(r);
       report.append("\nseed ").append(r.seed()).append(" (").append(r.setup()).append("): ")
           .append(r.verdict().violations).append("\n  ").append(String.join("\n  ", r.verdict().examples))
-          .append("\n  trace: ").append(trace).append("\n  replay: ./mvnw -pl twinbox-core test -Dsim.seed=")
+          .append("\n  trace: ").append(trace).append("\n  replay: ./mvnw -pl twinbox-core test-compile surefire:test@simulation -Dsim.log=info -Dsim.seed=")
           .append(r.seed());
     }
     assertThat(failed.stream().map(Simulation.Result::seed).toList()).as("seeds that broke an invariant:%s", report)

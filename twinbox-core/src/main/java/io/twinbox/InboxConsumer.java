@@ -131,6 +131,7 @@ public final class InboxConsumer implements AutoCloseable {
           handle(batch);
         }
         if (running) {
+          runner.parkOverdueHeldIfDue();
           replayer.pollIfDue();
         }
       }

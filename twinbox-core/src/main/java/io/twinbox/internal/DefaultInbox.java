@@ -122,12 +122,7 @@ public final class DefaultInbox implements InboxEngine {
     OrderingGuard guard = guard(connection, messages, outcomes);
     Guarded guarded = new Guarded(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
     if (guard != null && config.ordering() == InboxOrdering.DELTA) {
-      for (Map.Entry<InboxMessage, String> overdue : guard.overdue(config.gapTimeout(), OVERDUE_PER_BATCH)) {
-        log.warn("consumer {}: {}", config.consumer(), overdue.getValue());
-        store.park(connection, config.consumer(), overdue.getKey(), PayloadHash.of(overdue.getKey()),
-            overdue.getValue(), 0);
-        guarded.parked().add(new Parked(overdue.getKey(), overdue.getValue()));
-      }
+      guarded.parked().addAll(parkOverdue(store, connection, config, guard));
     }
     // What the handler applies, in order; the index of each in the batch (-1: released from hold).
     List<InboxMessage> apply = new ArrayList<>();
@@ -177,6 +172,21 @@ public final class DefaultInbox implements InboxEngine {
 
   /** Held messages parked for their gap per batch at most: the rest wait for the next batch. */
   private static final int OVERDUE_PER_BATCH = 100;
+
+  /**
+   * Parks up to {@value #OVERDUE_PER_BATCH} messages the guard held longer than {@code gapTimeout},
+   * in the transaction of {@code connection}; returns them, to be reported after the commit.
+   */
+  static List<Parked> parkOverdue(InboxStore store, Connection connection, InboxConfig config, OrderingGuard guard) {
+    List<Parked> parked = new ArrayList<>();
+    for (Map.Entry<InboxMessage, String> overdue : guard.overdue(config.gapTimeout(), OVERDUE_PER_BATCH)) {
+      log.warn("consumer {}: {}", config.consumer(), overdue.getValue());
+      store.park(connection, config.consumer(), overdue.getKey(), PayloadHash.of(overdue.getKey()),
+          overdue.getValue(), 0);
+      parked.add(new Parked(overdue.getKey(), overdue.getValue()));
+    }
+    return parked;
+  }
 
   /** The ordering guard for this batch, or {@code null} without one (or with nothing new to guard). */
   private OrderingGuard guard(Connection connection, List<InboxMessage> messages, List<InboxOutcome> outcomes) {

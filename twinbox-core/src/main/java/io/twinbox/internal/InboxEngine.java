@@ -3,6 +3,7 @@ package io.twinbox.internal;
 import io.twinbox.Inbox;
 import io.twinbox.InboxHandler;
 import io.twinbox.InboxMessage;
+import io.twinbox.InboxOrdering;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,6 +39,21 @@ public interface InboxEngine extends Inbox {
 
   /** Tells the listener a message's transaction committed, and how long after receipt and after the event. */
   void reportCommitted(InboxMessage message, Duration sinceReceived, Duration sinceEvent);
+
+  /**
+   * DELTA ordering: parks the messages held longer than {@code gapTimeout}, in the transaction of
+   * {@code connection}, and returns them, to be reported after the commit; nothing with another
+   * ordering. Each batch does this too; the consumer calls it when there may be no batch at all (a
+   * quiet stream), or a hold would outlive its timeout unseen.
+   */
+  default List<DefaultInbox.Parked> parkOverdueHeld(Connection connection) {
+    Inbox.InboxConfig config = config();
+    if (config.ordering() != InboxOrdering.DELTA) {
+      return List.of();
+    }
+    OrderingGuard guard = new OrderingGuard(store(), connection, config.consumer(), config.ordering(), List.of());
+    return DefaultInbox.parkOverdue(store(), connection, config, guard);
+  }
 
   /** {@code inbox} itself when it is an engine, else an engine over its public methods. */
   static InboxEngine of(Inbox inbox) {

@@ -5,6 +5,7 @@ import io.twinbox.Inbox;
 import io.twinbox.InboxHandler;
 import io.twinbox.InboxHandlerException;
 import io.twinbox.InboxMessage;
+import io.twinbox.InboxOrdering;
 import io.twinbox.InboxOutcome;
 import io.twinbox.RetryPolicy;
 import io.twinbox.TwinboxException;
@@ -89,6 +90,52 @@ public final class InboxRunner {
     this.retry = retry;
     this.running = running;
     this.parker = new InboxParker(this.inbox, dataSource);
+  }
+
+  /** How often {@link #parkOverdueHeldIfDue} looks at the holds. */
+  private static final long OVERDUE_CHECK_NANOS = 1_000_000_000L;
+  private boolean overdueChecked;
+  private long nextOverdueCheck;
+
+  /**
+   * DELTA ordering: parks the messages held past {@code gapTimeout}, at most once a second, in a
+   * transaction of its own. A batch parks them too, but only a batch with a guarded message in it:
+   * on a quiet stream a message held behind a gap would stay held, neither applied nor parked, with
+   * no one told. The consumer calls this on every turn of its loop. Database trouble is logged and
+   * tried again at the next check.
+   *
+   * @return how many messages it parked
+   */
+  public int parkOverdueHeldIfDue() {
+    long now = ticker.nanoTime();
+    if (overdueChecked && now - nextOverdueCheck < 0) {
+      return 0;
+    }
+    overdueChecked = true;
+    nextOverdueCheck = now + OVERDUE_CHECK_NANOS;
+    if (inbox.config().ordering() != InboxOrdering.DELTA) {
+      return 0;
+    }
+    List<DefaultInbox.Parked> parkedNow;
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        parkedNow = inbox.parkOverdueHeld(c);
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        rollback(c, e);
+        throw e;
+      }
+    } catch (SQLException | RuntimeException e) {
+      log.warn("consumer {}: could not look for messages held past gapTimeout; looking again in 1 s: {}",
+          inbox.consumer(), Reasons.of(e));
+      return 0;
+    }
+    for (DefaultInbox.Parked p : parkedNow) {
+      parked.incrementAndGet();
+      inbox.reportParked(p.message(), p.reason());
+    }
+    return parkedNow.size();
   }
 
   /** Told which items, {@code [from, to)}, a transaction just brought to a committed end. */

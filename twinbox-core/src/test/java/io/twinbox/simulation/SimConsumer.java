@@ -3,6 +3,7 @@ package io.twinbox.simulation;
 import io.twinbox.Inbox;
 import io.twinbox.InboxHandler;
 import io.twinbox.InboxMessage;
+import io.twinbox.InboxOrdering;
 import io.twinbox.RetryPolicy;
 import io.twinbox.internal.InboxRunner;
 import io.twinbox.spi.OutboxMessage;
@@ -29,6 +30,7 @@ final class SimConsumer implements SimProcess {
 
   private final SimWorld world;
   private final int partition;
+  private final InboxOrdering ordering;
   private final String name;
   private final SimTicker ticker;
   private final List<SimActor> actors;
@@ -39,7 +41,8 @@ final class SimConsumer implements SimProcess {
   /** The end of what was ever fetched: below it, a fetch is a redelivery. */
   private int fetchedEnd;
 
-  SimConsumer(SimWorld world, int partition) {
+  SimConsumer(SimWorld world, int partition, InboxOrdering ordering) {
+    this.ordering = ordering;
     this.world = world;
     this.partition = partition;
     this.name = "consumer-" + partition;
@@ -48,11 +51,13 @@ final class SimConsumer implements SimProcess {
   }
 
   private String step() throws InterruptedException {
+    ticker.newStep();
+    // As InboxConsumer's loop does on every turn, batch or none.
+    int overdue = runner.parkOverdueHeldIfDue();
     List<SimBroker.Delivery> log = world.broker.log(partition);
     if (offset >= log.size()) {
-      return "idle";
+      return overdue > 0 ? "parked " + overdue + " held past gapTimeout" : "idle";
     }
-    ticker.newStep();
     int base = offset;
     int end = Math.min(log.size(), base + 1 + world.random.nextInt(8));
     List<InboxRunner.Item> items = new ArrayList<>();
@@ -132,7 +137,7 @@ final class SimConsumer implements SimProcess {
   @Override
   public void restart() {
     Inbox inbox = Inbox.builder(SimStores.inbox(world, this, world.store, world.checks::attemptRefused), GROUP)
-        .build();
+        .ordering(ordering).gapTimeout(Duration.ofSeconds(5)).build();
     RetryPolicy retry = RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS).initialDelay(Duration.ofMillis(10))
         .maxDelay(Duration.ofMillis(100)).jitter(0).build();
     runner = new InboxRunner(inbox, world.store.dataSource(), handler(), 5, retry,

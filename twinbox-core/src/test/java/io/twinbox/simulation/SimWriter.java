@@ -22,11 +22,14 @@ final class SimWriter implements SimProcess {
   private final Outbox outbox;
   private final int total;
   private final int aggregates;
+  private final boolean poison;
   private final SimTicker ticker;
   private final List<SimActor> actors;
   private int written;
 
-  SimWriter(SimWorld world, int total, int aggregates) {
+  /** @param poison whether 1 in 25 events is poison to the consumer */
+  SimWriter(SimWorld world, int total, int aggregates, boolean poison) {
+    this.poison = poison;
     this.world = world;
     this.total = total;
     this.aggregates = aggregates;
@@ -52,9 +55,9 @@ final class SimWriter implements SimProcess {
     List<SimChecks.Written> facts = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       UUID id = new UUID(world.random.nextLong(), world.random.nextLong());
-      boolean poison = world.random.nextInt(25) == 0;
+      boolean isPoison = poison && world.random.nextInt(25) == 0;
       OutboxEvent.Builder b = OutboxEvent.builder("OrderPlaced", 1).id(id)
-          .payload(poison ? POISON : "{\"n\":" + (written + i) + "}");
+          .payload(isPoison ? POISON : "{\"n\":" + (written + i) + "}");
       String aggregate = null;
       if (world.random.nextInt(10) == 0) {
         b.unordered("Order");
@@ -63,7 +66,7 @@ final class SimWriter implements SimProcess {
         b.aggregate("Order", aggregate);
       }
       events.add(b.build());
-      facts.add(new SimChecks.Written(id.toString(), aggregate, poison));
+      facts.add(new SimChecks.Written(id.toString(), aggregate, isPoison));
     }
     boolean rollback = world.random.nextInt(10) == 0;
     try (Connection c = world.store.dataSource().getConnection()) {

@@ -116,7 +116,22 @@ public final class InMemoryStore implements OutboxStore, OutboxAdminStore, Inbox
     return transactions;
   }
 
-  /** The clock the store judges time on. */
+  /**
+   * How long a transaction waits for a row lock another transaction holds (the same aggregate's
+   * counter, the same inbox id) before it fails like a database deadlock, SQLSTATE 40P01. Default
+   * 10 s; zero fails at once, for tests that run transactions one at a time and must not wait.
+   *
+   * @throws IllegalArgumentException when negative
+   */
+  public InMemoryStore lockTimeout(Duration timeout) {
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException("lockTimeout must not be negative, was " + timeout);
+    }
+    transactions.lockTimeout(timeout.toMillis());
+    return this;
+  }
+
+    /** The clock the store judges time on. */
   public TestClock clock() {
     return clock;
   }

@@ -32,8 +32,11 @@ import java.util.Set;
  *       one per attempt the store refused to record;
  *   <li><b>sent without lease</b>: a relay sent a message of a partition whose lease it did not
  *       hold on the database's clock (not judged in runs whose database clock jumped);
+ *   <li><b>failed early</b>: an event FAILED before the broker answered RETRY {@code maxAttempts}
+ *       times (since an operator last retried it);
  *   <li><b>stuck</b>: the run did not drain after faults stopped; <b>unexpected</b>: an exception
- *       escaped a step; <b>failed</b>: an event went to FAILED (the relay's attempts are ample).
+ *       escaped a step; <b>failed</b>: an event still FAILED after the drain, where an operator
+ *       retries every FAILED event.
  * </ul>
  */
 final class SimChecks {
@@ -52,6 +55,10 @@ final class SimChecks {
   /** Message id → its sequence, as delivered. */
   private final Map<String, Long> sequences = new HashMap<>();
   private boolean databaseClockJumped;
+  /** RETRY answers per event since an operator last retried it. */
+  private final Map<String, Integer> retries = new HashMap<>();
+  private final List<String> failedEarly = new ArrayList<>();
+  private int operatorRetries;
 
   void committed(List<Written> events) {
     events.forEach(w -> committed.put(w.id(), w));
@@ -89,6 +96,31 @@ final class SimChecks {
   void sentWithoutLease(String node, OutboxMessage m, String holder, long atMillis) {
     sentWithoutLease.add(node + " sent " + m.id() + " (partition " + m.partition() + ") at " + atMillis
         + " ms while the lease was " + (holder == null ? "free or expired" : "held by " + holder));
+  }
+
+  private final Map<String, Boolean> troubled = new HashMap<>();
+
+  /** Whether the broker keeps refusing this event (decided once per event). */
+  boolean troubled(String id, SimFaults faults) {
+    return troubled.computeIfAbsent(id, k -> faults.strikes(faults.troubledEvent));
+  }
+
+  void retryAnswered(String id) {
+    retries.merge(id, 1, Integer::sum);
+  }
+
+  /** An operator saw {@code id} FAILED: it must have been answered RETRY {@code maxAttempts} times. */
+  void failedSeen(String id, int maxAttempts, int attempts) {
+    int answered = retries.getOrDefault(id, 0);
+    if (answered < maxAttempts) {
+      failedEarly.add(id + " FAILED with " + attempts + " attempts recorded after " + answered
+          + " RETRY answers (maxAttempts " + maxAttempts + ")");
+    }
+  }
+
+  void retriedByOperator(String id) {
+    retries.remove(id);
+    operatorRetries++;
   }
 
   void databaseClockJumped() {
@@ -135,6 +167,8 @@ final class SimChecks {
         v.violation("phantom", id + " on the broker, never committed" + (rolledBack.contains(id) ? " (rolled back)" : ""));
       }
     }
+    v.figures.add("operator retries", operatorRetries);
+    failedEarly.forEach(s -> v.violation("failed early", s));
     judgeOrder(world.broker, v);
     judgeConsumers(world.store, v);
     if (!databaseClockJumped) {
@@ -247,9 +281,14 @@ final class SimChecks {
         // held it past gapTimeout. Legitimate if that first park was.
         continue;
       } else if (parks > 0) {
-        int couldSpend = redelivered + (failOnce.getOrDefault(w.id(), false) ? 1 : 0);
+        // An attempt whose counting statement took effect but lost its reply is counted again: a lost
+        // reply can cost a message an attempt it did not spend (documented in docs/consumer.md).
+        int couldSpend = redelivered + (failOnce.getOrDefault(w.id(), false) ? 1 : 0)
+            + refusedAttempts.getOrDefault(w.id(), 0);
         if (couldSpend < SimConsumer.MAX_ATTEMPTS) {
-          v.violation("parked healthy", w.id() + " parked with " + couldSpend + " attempts it could have spent");
+          v.violation("parked healthy", w.id() + " parked with " + couldSpend + " attempts it could have spent: "
+              + store.parked(SimConsumer.GROUP).stream().filter(p -> p.message().id().equals(w.id()))
+                  .map(p -> p.reason() + " [attempts " + p.attempts() + "]").toList() + explain(store, w));
         }
       } else if (applied == 0) {
         v.violation("missing effects", w.id() + " never applied, not parked" + explain(store, w));

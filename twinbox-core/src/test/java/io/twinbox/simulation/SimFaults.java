@@ -24,13 +24,17 @@ final class SimFaults {
   final double restart;
   final double hostClockJump;
   final double databaseClockJump;
+  /** Per event, with scarce attempts: the broker keeps refusing it (RETRY) at {@link #troubledRetry}. */
+  final double troubledEvent;
+  final double troubledRetry;
   /** Per message: its handler fails once before it succeeds. */
   final double handlerFailsOnce;
 
   private final Random random;
   private boolean on = true;
 
-  SimFaults(Random random) {
+  /** @param scarceAttempts whether one event in ten is troubled: the broker keeps answering RETRY to it */
+  SimFaults(Random random, boolean scarceAttempts) {
     this.random = random;
     double scale = switch (random.nextInt(3)) {
       case 0 -> 0.2;
@@ -43,6 +47,8 @@ final class SimFaults {
     interleave = 0.05 * scale;
     crash = 0.002 * scale;
     sendRetry = 0.01 * scale;
+    troubledEvent = scarceAttempts ? 0.1 : 0;
+    troubledRetry = 0.6;
     sendUnavailable = 0.005 * scale;
     lostAck = 0.005 * scale;
     processKill = 0.004 * scale;

@@ -19,5 +19,10 @@ interface SimProcess {
 
   SimTicker ticker();
 
+  /** Whether its actors may run in between another actor's statements (an operator's command does not). */
+  default boolean interleaves() {
+    return true;
+  }
+
   List<SimActor> actors();
 }

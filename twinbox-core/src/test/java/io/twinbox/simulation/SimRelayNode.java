@@ -29,11 +29,11 @@ final class SimRelayNode implements SimProcess {
   /** Registered: the threads run only after {@code join}, as {@link RelayEngine#start} starts them. */
   private boolean joined;
 
-  SimRelayNode(SimWorld world, String name, int workers, CompletionMode mode) {
+  SimRelayNode(SimWorld world, String name, int workers, CompletionMode mode, int maxAttempts) {
     this.world = world;
     this.name = name;
     this.ticker = new SimTicker(world.time);
-    RetryPolicy retry = RetryPolicy.builder().maxAttempts(1_000).initialDelay(Duration.ofMillis(10))
+    RetryPolicy retry = RetryPolicy.builder().maxAttempts(maxAttempts).initialDelay(Duration.ofMillis(10))
         .maxDelay(Duration.ofMillis(200)).jitter(0).build();
     this.config = new Relay.RelayConfig(name, "sim", 20, workers, Duration.ofMillis(100), LEASE_TTL,
         Duration.ofSeconds(5), Duration.ofSeconds(1), retry, mode, false);

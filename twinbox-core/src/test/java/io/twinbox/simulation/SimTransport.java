@@ -44,8 +44,10 @@ final class SimTransport implements Transport {
     if (f.strikes(f.sendUnavailable)) {
       world.injected.add("broker unavailable");
       outcome = PublishOutcome.unavailable("simulated: broker unavailable");
-    } else if (f.strikes(f.sendRetry)) {
+    } else if (f.strikes(f.sendRetry)
+        || (world.checks.troubled(m.id().toString(), f) && f.strikes(f.troubledRetry))) {
       world.injected.add("broker retry");
+      world.checks.retryAnswered(m.id().toString());
       outcome = PublishOutcome.retry("simulated: not enough replicas");
     } else {
       world.broker.append(m, node.name());

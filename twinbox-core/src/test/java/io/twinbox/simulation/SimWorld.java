@@ -48,11 +48,14 @@ final class SimWorld {
   /** Exceptions that escaped an actor's step: each is a violation. */
   final List<String> unexpected = new ArrayList<>();
 
-  SimWorld(long seed, int partitions, int brokerPartitions, boolean keepTrace) {
+  /** @param scarceAttempts whether relays have few attempts and some events are refused (RETRY) again and again */
+  SimWorld(long seed, int partitions, int brokerPartitions, boolean scarceAttempts, boolean keepTrace) {
     this.seed = seed;
     this.random = new Random(seed);
-    this.faults = new SimFaults(random);
-    this.store = InMemoryStore.create(time.database(), partitions);
+    this.faults = new SimFaults(random, scarceAttempts);
+    // A step run in between may want a row lock the suspended step holds; that one cannot move on
+    // until the nested step ends, so waiting is pointless: fail at once, as a deadlock (40P01).
+    this.store = InMemoryStore.create(time.database(), partitions).lockTimeout(Duration.ZERO);
     this.broker = new SimBroker(brokerPartitions, this);
     this.trace = new SimTrace(keepTrace);
   }
@@ -174,7 +177,7 @@ final class SimWorld {
       List<SimActor> candidates = new ArrayList<>();
       for (SimProcess p : processes) {
         for (SimActor a : p.actors()) {
-          if (runnable(a)) {
+          if (p.interleaves() && runnable(a)) {
             candidates.add(a);
           }
         }

@@ -25,10 +25,12 @@ import javax.sql.DataSource;
  * then, so a concurrent writer of the same aggregate or inbox id waits as it would on a database.
  *
  * <p>One monitor ({@code this}) guards all of the store's state; a lock wait releases it. A wait
- * longer than {@link #LOCK_TIMEOUT_MS} fails like a database deadlock (SQLSTATE 40P01).
+ * longer than the lock timeout (default {@link #LOCK_TIMEOUT_MS} ms) fails like a database deadlock
+ * (SQLSTATE 40P01).
  */
 public final class MemoryTransactions implements DataSource {
   static final long LOCK_TIMEOUT_MS = 10_000;
+  private volatile long lockTimeoutMillis = LOCK_TIMEOUT_MS;
 
   /** What one transaction staged and locked. Guarded by the owning {@link MemoryTransactions}. */
   public static final class Tx {
@@ -55,6 +57,14 @@ public final class MemoryTransactions implements DataSource {
   }
 
   private final Map<Object, Tx> lockOwners = new HashMap<>();
+
+  /** How long a transaction waits for a row lock before it fails as a deadlock. */
+  public void lockTimeout(long millis) {
+    if (millis < 0) {
+      throw new IllegalArgumentException("lockTimeout must be >= 0 ms, was " + millis);
+    }
+    lockTimeoutMillis = millis;
+  }
 
   /** {@link #inTransaction} for work without a result. */
   public void run(Connection c, java.util.function.Consumer<Tx> work) {
@@ -101,12 +111,13 @@ public final class MemoryTransactions implements DataSource {
    * Must be called under this monitor.
    */
   public void lock(Tx tx, Object key) {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LOCK_TIMEOUT_MS);
+    long timeout = lockTimeoutMillis;
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
     Tx owner;
     while ((owner = lockOwners.get(key)) != null && owner != tx) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
-        throw new StoreException("lock wait timed out after " + LOCK_TIMEOUT_MS + " ms (a deadlock?); retry the"
+        throw new StoreException("lock wait timed out after " + timeout + " ms (a deadlock?); retry the"
             + " transaction", new SQLTransactionRollbackException("deadlock detected", "40P01"));
       }
       try {

@@ -12,6 +12,9 @@ import io.twinbox.jdbc.JdbcInboxStore;
 import io.twinbox.kafka.KafkaInboxConsumer;
 import io.twinbox.nats.NatsInboxConsumer;
 import io.twinbox.rabbitmq.RabbitInboxConsumer;
+import io.twinbox.InboxConsumerSettings;
+import java.io.FileOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.UUID;
@@ -29,7 +32,12 @@ import java.util.function.Supplier;
  * an effect applied out of order. The inbox runs with {@link InboxOrdering#DELTA}, which must make
  * that zero on every broker. Events of type {@value #POISON} are unprocessable and must be parked.
  *
- * <p>Arguments: {@code <jdbc url> <user> <password> <transport> <group> <name>}, the transport as
+ * <p>Events of type {@value #THROWS} fail in the handler every time (D5) and those of type
+ * {@value #HALT} halt the JVM (D6); each run of their handler is journaled first ({@code <id>
+ * <epoch ms>} lines), so the row counts handler runs independently of the inbox's own counters.
+ *
+ * <p>Arguments: {@code <jdbc url> <user> <password> <transport> <group> <name> <handler journal>
+ * <plain|serializable>}, the transport as
  * {@code kafka|<bootstrap>|<topic>|<group>}, {@code rabbitmq|<host>|<port>|<queue>} or
  * {@code nats|<host>|<port>|<stream>} (the group is the durable consumer's name).
  */
@@ -37,15 +45,32 @@ public final class ConsumerMain {
   public static final String STARTED = "CONSUMER-STARTED";
   public static final String STATS = "CONSUMER-STATS";
   public static final String POISON = "Poison";
+  /** D5: an event whose handler always throws (a retriable failure): parked after {@link #MAX_ATTEMPTS}. */
+  public static final String THROWS = "Throws";
+  /** D6: an event whose handler halts the JVM: parked after at most {@link #MAX_ATTEMPTS} crashes. */
+  public static final String HALT = "Halt";
+  /** The consumers' attempts per message (the library's default; the NATS consumer sets it too). */
+  public static final int MAX_ATTEMPTS = InboxConsumerSettings.DEFAULT_RETRY.maxAttempts();
+  /** Transactions at the database's default isolation. */
+  public static final String PLAIN = "plain";
+  /** D8: transactions at SERIALIZABLE, the handler also bumping a hot counter row. */
+  public static final String SERIALIZABLE = "serializable";
+
+  /** D8: the hot counter rows (the run creates them), one per aggregate hash. */
+  public static final int HOT_ROWS = 8;
 
   private ConsumerMain() {}
 
-  public static void main(String[] args) throws InterruptedException {
-    if (args.length != 6) {
+  public static void main(String[] args) throws InterruptedException, java.io.IOException {
+    if (args.length != 8 || !args[7].equals(PLAIN) && !args[7].equals(SERIALIZABLE)) {
       throw new IllegalArgumentException("usage: ConsumerMain <jdbc url> <user> <password> <transport>"
-          + " <group> <name>");
+          + " <group> <name> <handler journal> <plain|serializable>");
     }
-    HikariDataSource ds = Pools.open(args[0], args[1], args[2], "faults-consumer-" + args[5], 4);
+    boolean serializable = args[7].equals(SERIALIZABLE);
+    HikariDataSource ds = serializable
+        ? Pools.open(args[0], args[1], args[2], "faults-consumer-" + args[5], 4, "TRANSACTION_SERIALIZABLE")
+        : Pools.open(args[0], args[1], args[2], "faults-consumer-" + args[5], 4);
+    FileOutputStream journal = new FileOutputStream(args[6], true);
     // The strict per-aggregate mode (FAULTS.md: consumer-side order is promised only with it): two
     // consumers compete for one RabbitMQ queue or JetStream consumer, and without the guard they
     // apply an aggregate's events out of order even with no fault at all (A1 on RabbitMQ, 20,000
@@ -54,6 +79,16 @@ public final class ConsumerMain {
     InboxHandler handler = (c, m) -> {
           if (POISON.equals(m.type())) {
             throw new UnprocessableMessageException("poison event " + m.id());
+          }
+          if (THROWS.equals(m.type()) || HALT.equals(m.type())) {
+            // One line per handler run, written (unbuffered) before it fails, so a halt cannot lose it.
+            synchronized (journal) {
+              journal.write((m.id() + " " + System.currentTimeMillis() + "\n").getBytes(StandardCharsets.US_ASCII));
+            }
+            if (HALT.equals(m.type())) {
+              Runtime.getRuntime().halt(7);
+            }
+            throw new IllegalStateException("this handler always fails for " + m.id());
           }
           // after_sequence: the highest sequence of the aggregate whose effect had committed when
           // this one was written. No lock (two consumers' batches would deadlock on them), so two
@@ -67,6 +102,15 @@ public final class ConsumerMain {
             ps.setLong(3, m.sequence());
             ps.setString(4, m.aggregateId());
             ps.executeUpdate();
+          }
+          if (serializable) {
+            // D8: a few hot rows that every transaction of both consumers writes, in message order,
+            // so that SERIALIZABLE fails some of them (40001) and opposite orders deadlock (40P01).
+            try (PreparedStatement ps = c.prepareStatement("UPDATE hot SET n = n + 1 WHERE id = ?")) {
+              ps.setInt(1, Math.floorMod(m.aggregateId() == null ? m.id().hashCode() : m.aggregateId().hashCode(),
+                  HOT_ROWS));
+              ps.executeUpdate();
+            }
           }
         };
     String[] spec = args[3].split("\\|");
@@ -102,7 +146,7 @@ public final class ConsumerMain {
       // outlived the ack wait again and again). The inline retries must fit in half of it.
       InboxConsumer nats = NatsInboxConsumer.builder("nats://" + spec[1] + ":" + spec[2], spec[3], args[4])
           .inbox(inbox, ds).handler(handler).ackWait(Duration.ofSeconds(30))
-          .retryPolicy(RetryPolicy.builder().maxAttempts(5).backoff(Duration.ofMillis(100), Duration.ofMillis(500))
+          .retryPolicy(RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS).backoff(Duration.ofMillis(100), Duration.ofMillis(500))
               .build())
           .build();
       nats.start();

@@ -90,7 +90,17 @@ public enum FaultKind {
    * D6: an event whose handler halts the consumer's JVM ({@code Runtime.halt}) is written; dead
    * consumers are started again until it is parked.
    */
-  POISON_HALT;
+  POISON_HALT,
+  /**
+   * D2, forced: a consumer halts (as by {@code kill -9}) exactly between the commit of a
+   * transaction that applied effects and its broker acknowledgement; restarted.
+   */
+  CONSUMER_HALT_COMMITTED,
+  /**
+   * D7: an event whose handler hangs 45 s on its first run, longer than the broker waits for the
+   * ack (NATS ack wait 30 s): the broker redelivers it to a consumer while the first still holds it.
+   */
+  HANGING_HANDLER;
 
   /** The faults that only make sense with the WAL relay ({@link Scenario#walRelay()}). */
   public static final Set<FaultKind> WAL_ONLY = EnumSet.of(SLOT_DROP);
@@ -99,10 +109,11 @@ public enum FaultKind {
   public static final Set<FaultKind> KILLS = EnumSet.of(RELAY_KILL, CONSUMER_KILL, PRODUCER_KILL);
 
   /**
-   * The faults only their own row plays (C2, C5, D5, D6): each needs the row's own setting or
+   * The faults only their own row plays (C2, C5, D2 forced, D5, D6, D7): each needs the row's own setting or
    * check, so neither the smoke tier nor E1 draws them.
    */
-  public static final Set<FaultKind> ROW_ONLY = EnumSet.of(BROKER_OUTAGE, BROKER_REJECTS, POISON_THROWS, POISON_HALT);
+  public static final Set<FaultKind> ROW_ONLY = EnumSet.of(BROKER_OUTAGE, BROKER_REJECTS, POISON_THROWS, POISON_HALT,
+      CONSUMER_HALT_COMMITTED, HANGING_HANDLER);
 
   /** The faults that only make sense with the polling relay. */
   public static final Set<FaultKind> POLLING_ONLY = EnumSet.of(RELAY_HALT_ACKED);

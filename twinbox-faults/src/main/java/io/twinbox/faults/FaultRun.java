@@ -86,6 +86,7 @@ public final class FaultRun implements AutoCloseable {
   private ChildJvm producer;
   private boolean producerDone;
   private Path rolledBackFile;
+  private Nemesis nemesis;
 
   public FaultRun(Scenario scenario, int events, long seed, BrokerUnderTest broker, Path baseDir) {
     this(scenario, events, seed, broker, ProducerStore.POSTGRESQL, baseDir, DEFAULT_MAX_RATE);
@@ -185,7 +186,7 @@ public final class FaultRun implements AutoCloseable {
     LOG.info("{} on {}/{}: {} events at {}/s, {} faults, destination {}, logs in {}", scenario.id(),
         broker.name(), producerDb.kind(), events, Math.round(rate), scenario.faultCount(supported()), topic, dir);
 
-    Nemesis nemesis = new Nemesis(this, scenario, seed);
+    nemesis = new Nemesis(this, scenario, seed);
     long expectedCommitted = Math.round(events * (1 - scenario.rollbackRate()));
     AtomicReference<Throwable> nemesisFailure = new AtomicReference<>();
     Thread nemesisThread = new Thread(() -> {
@@ -272,6 +273,11 @@ public final class FaultRun implements AutoCloseable {
   /** The observations of one kind, in order. */
   <T extends Observation> List<T> observations(Class<T> kind) {
     return observations.stream().filter(kind::isInstance).map(kind::cast).toList();
+  }
+
+  /** How many faults of {@code kind} the nemesis played so far. */
+  int faultsPlayed(FaultKind kind) {
+    return nemesis == null ? 0 : nemesis.applied().getOrDefault(kind, 0);
   }
 
   /** The consumers' journals of poison handler runs (D5, D6). */
@@ -450,6 +456,32 @@ public final class FaultRun implements AutoCloseable {
       boolean halted = relay.awaitExit(Duration.ofSeconds(HALT_WAIT_SECONDS));
       if (!halted) {
         relay.kill9();
+      }
+      return halted;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot arm " + trigger, e);
+    } finally {
+      try {
+        Files.deleteIfExists(trigger);
+      } catch (IOException e) {
+        LOG.warn("cannot remove {}", trigger, e);
+      }
+    }
+  }
+
+  /**
+   * FAULTS D2, forced: arms {@code consumer}'s halt after its next commit that applied effects and
+   * waits until it has halted there; one that reaches no such commit within {@value
+   * #HALT_WAIT_SECONDS} s is killed -9 instead. Returns whether it halted there; the caller
+   * restarts it.
+   */
+  boolean haltAfterCommit(ChildJvm consumer) {
+    Path trigger = ConsumerMain.haltTrigger(handlerJournals.get(consumers.indexOf(consumer)));
+    try {
+      Files.writeString(trigger, "halt");
+      boolean halted = consumer.awaitExit(Duration.ofSeconds(HALT_WAIT_SECONDS));
+      if (!halted) {
+        consumer.kill9();
       }
       return halted;
     } catch (IOException e) {

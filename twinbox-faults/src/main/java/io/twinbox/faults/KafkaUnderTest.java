@@ -43,7 +43,8 @@ public final class KafkaUnderTest implements BrokerUnderTest {
 
   @Override
   public Set<FaultKind> supported() {
-    return EnumSet.allOf(FaultKind.class);
+    // D7's hang (45 s) is shorter than max.poll.interval.ms (300 s): nothing would be redelivered.
+    return EnumSet.complementOf(EnumSet.of(FaultKind.HANGING_HANDLER));
   }
 
   @Override

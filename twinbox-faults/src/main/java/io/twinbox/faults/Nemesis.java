@@ -278,6 +278,23 @@ final class Nemesis {
         run.observe(new Observation.Poison(id, ConsumerMain.THROWS));
         return id.toString();
       }
+      case CONSUMER_HALT_COMMITTED -> {
+        ChildJvm consumer = pick(run.consumers());
+        boolean halted = run.haltAfterCommit(consumer);
+        if (!halted) {
+          substitute = FaultKind.CONSUMER_KILL;
+        }
+        ChildJvm.sleep(200 + random.nextInt(800));
+        run.restart(consumer);
+        return consumer.name + (halted ? " halted after a commit, before its ack"
+            : " armed for " + FaultRun.HALT_WAIT_SECONDS + " s reached no commit: killed -9 instead, counted as"
+                + " consumer_kill");
+      }
+      case HANGING_HANDLER -> {
+        UUID id = run.writeEvent(ConsumerMain.HANG, null, "{\"hang\":true}", false);
+        run.observe(new Observation.Hang(id));
+        return id.toString();
+      }
       case POISON_HALT -> {
         return HaltingPoison.play(run);
       }

@@ -35,6 +35,9 @@ sealed interface Observation {
   /** D5, D6: an event whose handler always fails ({@code type}) was written. */
   record Poison(UUID id, String type) implements Observation {}
 
+  /** D7: an event whose handler hangs past the broker's ack wait on its first run was written. */
+  record Hang(UUID id) implements Observation {}
+
   /**
    * D6: the consumers were started again {@code restarts} times after the halting event {@code id}
    * was written, until it was parked ({@code parked}) or the patience ran out.

@@ -34,8 +34,10 @@ final class RowChecks {
     return switch (run.scenario().id()) {
       case "C2" -> longOutage(run, verdict);
       case "C5" -> permanentRejection(run, verdict);
+      case "D2" -> haltAfterCommit(run, verdict);
       case "D5" -> handlerAlwaysThrows(run, verdict);
       case "D6" -> handlerHaltsTheJvm(run, verdict);
+      case "D7" -> hangingHandler(run, verdict);
       case "D8" -> serializationFailures(run, verdict);
       default -> RowFigures.NONE;
     };
@@ -94,6 +96,29 @@ final class RowChecks {
   }
 
   /**
+   * D2, forced: each halt came right after a commit that applied effects, and the broker's
+   * redeliveries of those messages were skipped by the inbox (no duplicate effect: an invariant).
+   */
+  private static RowFigures haltAfterCommit(FaultRun run, FaultVerdict verdict) {
+    int halts = 0;
+    for (ChildJvm consumer : run.consumers()) {
+      halts += consumer.count(ConsumerMain.HALTED_AFTER_COMMIT);
+    }
+    long skipped = lastOfEachStart(run, "duplicates");
+    int played = run.faultsPlayed(FaultKind.CONSUMER_HALT_COMMITTED);
+    boolean ok = played > 0 && halts == played && skipped >= halts;
+    return new RowFigures("consumers halted right after a commit that applied effects " + halts + " (of " + played
+        + " played), redeliveries the inbox skipped as duplicates " + skipped + " (expected >= the halts; the"
+        + " consumers' STATS, a lower bound: up to 1 s before each halt is not printed)", ok);
+  }
+
+  /** {@code name=<n>} of a consumer's {@code Stats[...]} line; 0 when absent. */
+  private static long stat(String line, String name) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\b" + name + "=(\\d+)").matcher(line);
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
+  /**
    * D5: each poison id's handler ran exactly maxAttempts times and it was parked once with that
    * count; other messages were applied while poison was being retried.
    */
@@ -148,6 +173,51 @@ final class RowChecks {
     return new RowFigures("halting ids " + halts.size() + ", consumer maxAttempts " + max + ": parked once "
         + parkedOnce + "/" + halts.size() + ", handler runs and consumer restarts <= " + max + " " + bounded + "/"
         + halts.size() + " (" + String.join("; ", each) + "); parked in all " + verdict.parked(), ok);
+  }
+
+  /**
+   * D7: each hanging event was applied exactly once although the broker redelivered while its
+   * first run hung (the consumers counted redeliveries).
+   */
+  private static RowFigures hangingHandler(FaultRun run, FaultVerdict verdict) {
+    List<UUID> hangs = run.observations(Observation.Hang.class).stream().map(Observation.Hang::id).toList();
+    Map<UUID, List<Long>> runs = handlerRuns(run);
+    int appliedOnce = 0;
+    long slowest = 0;
+    for (UUID id : hangs) {
+      appliedOnce += count(run.consumerDataSource(), "SELECT count(*) FROM effect WHERE n = 1 AND message_id = '"
+          + id + "'") == 1 ? 1 : 0;
+      List<Long> times = runs.getOrDefault(id, List.of());
+      if (!times.isEmpty()) {
+        long applied = count(run.consumerDataSource(), "SELECT coalesce((extract(epoch FROM max(applied_at)) * 1000)"
+            + "::bigint, 0) FROM effect WHERE message_id = '" + id + "'");
+        slowest = Math.max(slowest, applied - times.get(0));
+      }
+    }
+    long redelivered = lastOfEachStart(run, "redelivered");
+    boolean ok = !hangs.isEmpty() && appliedOnce == hangs.size() && redelivered > 0;
+    return new RowFigures("hanging handlers " + hangs.size() + " (" + ConsumerMain.HANG_MILLIS / 1000 + " s on the"
+        + " first run): applied exactly once " + appliedOnce + "/" + hangs.size() + ", handler runs per id "
+        + runCounts(hangs, runs) + ", messages the broker redelivered " + redelivered + " (expected > 0), longest"
+        + " from the first run to the applied effect " + slowest + " ms", ok);
+  }
+
+  /** A consumer stat summed over every start of every consumer (the last STATS line of each start). */
+  private static long lastOfEachStart(FaultRun run, String name) {
+    long sum = 0;
+    for (ChildJvm consumer : run.consumers()) {
+      long lastOfStart = 0;
+      for (String line : consumer.lines()) {
+        if (line.startsWith(ConsumerMain.STARTED)) {
+          sum += lastOfStart;
+          lastOfStart = 0;
+        } else if (line.startsWith(ConsumerMain.STATS)) {
+          lastOfStart = stat(line, name);
+        }
+      }
+      sum += lastOfStart;
+    }
+    return sum;
   }
 
   /** D8: serialization failures and deadlocks happened, were retried without an attempt, nothing parked. */

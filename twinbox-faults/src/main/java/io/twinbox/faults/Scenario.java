@@ -157,12 +157,15 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
         row("C11", "relay<->broker reset and blackhole", 6, FaultKind.LINK_RESET, FaultKind.LINK_BLACKHOLE),
         row("D1", "consumer kill -9 / SIGTERM / SIGSTOP", 8, FaultKind.CONSUMER_KILL,
             FaultKind.CONSUMER_TERM, FaultKind.CONSUMER_PAUSE),
+        row("D2", "consumer halted between its commit and its ack (forced)", 6, FaultKind.CONSUMER_HALT_COMMITTED),
         new Scenario("D4", "poison events and undecodable records", EnumSet.of(FaultKind.POISON_RECORD), 10,
             false, 0.10, 0.01, false),
         row("D5", "handler always throws (20 poison ids): attempts == max, parked count exact, others flowing", 20,
             FaultKind.POISON_THROWS),
         row("D6", "handler halts the consumer JVM (Runtime.halt) on a poison id; consumers restarted until it is"
             + " parked", 3, FaultKind.POISON_HALT),
+        row("D7", "handler hangs 45 s on its first run, past the broker's ack wait (NATS 30 s): redelivered"
+            + " meanwhile, applied once", 3, FaultKind.HANGING_HANDLER),
         row("D8", "SERIALIZABLE consumers bumping hot rows: serialization failures and deadlocks retried, not"
             + " parked", 0).withSerializableConsumers(),
         new Scenario("E1", "everything combined: >= 50 process kills, every other fault twice, seeded schedule",

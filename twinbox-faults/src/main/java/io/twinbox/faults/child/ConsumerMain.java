@@ -15,6 +15,8 @@ import io.twinbox.rabbitmq.RabbitInboxConsumer;
 import io.twinbox.InboxConsumerSettings;
 import java.io.FileOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.UUID;
@@ -44,11 +46,19 @@ import java.util.function.Supplier;
 public final class ConsumerMain {
   public static final String STARTED = "CONSUMER-STARTED";
   public static final String STATS = "CONSUMER-STATS";
+  /** Printed by a consumer the nemesis halted right after a commit (forced D2). */
+  public static final String HALTED_AFTER_COMMIT = HaltAfterCommit.HALTED;
   public static final String POISON = "Poison";
   /** D5: an event whose handler always throws (a retriable failure): parked after {@link #MAX_ATTEMPTS}. */
   public static final String THROWS = "Throws";
   /** D6: an event whose handler halts the JVM: parked after at most {@link #MAX_ATTEMPTS} crashes. */
   public static final String HALT = "Halt";
+  /**
+   * D7: an event whose handler hangs for {@link #HANG_MILLIS} on its first run (longer than the
+   * NATS consumers' ack wait of 30 s), then returns; later runs return at once.
+   */
+  public static final String HANG = "Hang";
+  public static final long HANG_MILLIS = 45_000;
   /** The consumers' attempts per message (the library's default; the NATS consumer sets it too). */
   public static final int MAX_ATTEMPTS = InboxConsumerSettings.DEFAULT_RETRY.maxAttempts();
   /** Transactions at the database's default isolation. */
@@ -61,6 +71,14 @@ public final class ConsumerMain {
 
   private ConsumerMain() {}
 
+  /**
+   * The file that arms {@link HaltAfterCommit} for the consumer journaling handler runs to {@code
+   * journal} (the nemesis's forced D2).
+   */
+  public static Path haltTrigger(Path journal) {
+    return journal.resolveSibling(journal.getFileName() + ".halt");
+  }
+
   public static void main(String[] args) throws InterruptedException, java.io.IOException {
     if (args.length != 8 || !args[7].equals(PLAIN) && !args[7].equals(SERIALIZABLE)) {
       throw new IllegalArgumentException("usage: ConsumerMain <jdbc url> <user> <password> <transport>"
@@ -71,14 +89,29 @@ public final class ConsumerMain {
         ? Pools.open(args[0], args[1], args[2], "faults-consumer-" + args[5], 4, "TRANSACTION_SERIALIZABLE")
         : Pools.open(args[0], args[1], args[2], "faults-consumer-" + args[5], 4);
     FileOutputStream journal = new FileOutputStream(args[6], true);
+    // D2, forced: while the nemesis's trigger file exists, the next commit that applied effects halts the JVM.
+    javax.sql.DataSource pool = HaltAfterCommit.wrap(ds, haltTrigger(Path.of(args[6])));
     // The strict per-aggregate mode (FAULTS.md: consumer-side order is promised only with it): two
     // consumers compete for one RabbitMQ queue or JetStream consumer, and without the guard they
     // apply an aggregate's events out of order even with no fault at all (A1 on RabbitMQ, 20,000
     // events: 95 effects applied after a later one of their aggregate).
-    Inbox inbox = Inbox.builder(JdbcInboxStore.of(ds), args[4]).ordering(InboxOrdering.DELTA).build();
+    Inbox inbox = Inbox.builder(JdbcInboxStore.of(pool), args[4]).ordering(InboxOrdering.DELTA).build();
     InboxHandler handler = (c, m) -> {
           if (POISON.equals(m.type())) {
             throw new UnprocessableMessageException("poison event " + m.id());
+          }
+          if (HANG.equals(m.type())) {
+            synchronized (journal) {
+              journal.write((m.id() + " " + System.currentTimeMillis() + "\n").getBytes(StandardCharsets.US_ASCII));
+            }
+            // The first run of any consumer hangs (the marker is created atomically); redeliveries do not.
+            Path marker = Path.of(args[6]).resolveSibling("hang-" + m.id());
+            try {
+              Files.createFile(marker);
+              Thread.sleep(HANG_MILLIS);
+            } catch (java.nio.file.FileAlreadyExistsException ranBefore) {
+              // a redelivery: no hang
+            }
           }
           if (THROWS.equals(m.type()) || HALT.equals(m.type())) {
             // One line per handler run, written (unbuffered) before it fails, so a halt cannot lose it.
@@ -119,7 +152,7 @@ public final class ConsumerMain {
     if (spec[0].equals("kafka")) {
       InboxConsumer kafka = KafkaInboxConsumer.builder(spec[1], spec[3])
           .topics(spec[2])
-          .inbox(inbox, ds)
+          .inbox(inbox, pool)
           .property("client.id", args[5])
           // A paused consumer loses its partitions within seconds, so pauses cause redeliveries.
           .property("session.timeout.ms", 6_000)
@@ -134,7 +167,7 @@ public final class ConsumerMain {
       f.setHost(spec[1]);
       f.setPort(Integer.parseInt(spec[2]));
       f.setConnectionTimeout(5_000);
-      InboxConsumer rabbit = RabbitInboxConsumer.builder(f, spec[3]).inbox(inbox, ds).handler(handler)
+      InboxConsumer rabbit = RabbitInboxConsumer.builder(f, spec[3]).inbox(inbox, pool).handler(handler)
           .connectionName("faults-consumer-" + args[5]).reconnectBackoff(Duration.ofMillis(500)).build();
       rabbit.start();
       consumer = rabbit;
@@ -145,7 +178,7 @@ public final class ConsumerMain {
       // redelivered message costs an attempt transaction before its own, so the prefetched batch
       // outlived the ack wait again and again). The inline retries must fit in half of it.
       InboxConsumer nats = NatsInboxConsumer.builder("nats://" + spec[1] + ":" + spec[2], spec[3], args[4])
-          .inbox(inbox, ds).handler(handler).ackWait(Duration.ofSeconds(30))
+          .inbox(inbox, pool).handler(handler).ackWait(Duration.ofSeconds(30))
           .retryPolicy(RetryPolicy.builder().maxAttempts(MAX_ATTEMPTS).backoff(Duration.ofMillis(100), Duration.ofMillis(500))
               .build())
           .build();

@@ -62,6 +62,8 @@ public final class FaultRun implements AutoCloseable {
   private static final double SECONDS_PER_FAULT = 5.0;
   /** Default ceiling of the producer's rate (events/s), low enough for the smoke tier on a busy CI box. */
   public static final double DEFAULT_MAX_RATE = 400;
+  /** A8: the producer's writer threads when the row contends for a few aggregates. */
+  static final int CONTENDING_WRITERS = 20;
   /** D8: the hot counter rows the SERIALIZABLE consumers' handlers bump, one per aggregate hash. */
   static final int HOT_ROWS = ConsumerMain.HOT_ROWS;
 
@@ -87,6 +89,7 @@ public final class FaultRun implements AutoCloseable {
   private boolean producerDone;
   private Path rolledBackFile;
   private Nemesis nemesis;
+  private long relayPeakRssKb;
 
   public FaultRun(Scenario scenario, int events, long seed, BrokerUnderTest broker, Path baseDir) {
     this(scenario, events, seed, broker, ProducerStore.POSTGRESQL, baseDir, DEFAULT_MAX_RATE);
@@ -167,8 +170,10 @@ public final class FaultRun implements AutoCloseable {
     Files.deleteIfExists(rolledBackFile);
     Files.createFile(rolledBackFile);
     producer = new ChildJvm("producer", dir, ProducerMain.class.getName(), List.of(producerDb.jdbcUrl(),
-        producerDb.user(), producerDb.password(), Integer.toString(events), Integer.toString(AGGREGATES),
-        "4", Double.toString(scenario.rollbackRate()), Double.toString(rate), Long.toString(seed),
+        producerDb.user(), producerDb.password(), Integer.toString(events),
+        Integer.toString(scenario.contendedAggregates() > 0 ? scenario.contendedAggregates() : AGGREGATES),
+        scenario.contendedAggregates() > 0 ? Integer.toString(CONTENDING_WRITERS) : "4",
+        Double.toString(scenario.rollbackRate()), Double.toString(rate), Long.toString(seed),
         Double.toString(scenario.poisonRate()), rolledBackFile.toString()), "never", Language.environment(scenario));
     if (scenario.databaseLocale() != null) {
       LOG.info("the producer's database answers in {}: {}", scenario.databaseLocale(),
@@ -211,6 +216,9 @@ public final class FaultRun implements AutoCloseable {
     }
     heal();
     drain();
+    for (ChildJvm relay : relays) {
+      relayPeakRssKb = Math.max(relayPeakRssKb, relay.peakRssKb());
+    }
     long drainMs = (System.nanoTime() - written) / 1_000_000;
     long fenced = 0;
     List<String> relayLines = new ArrayList<>();
@@ -273,6 +281,11 @@ public final class FaultRun implements AutoCloseable {
   /** The observations of one kind, in order. */
   <T extends Observation> List<T> observations(Class<T> kind) {
     return observations.stream().filter(kind::isInstance).map(kind::cast).toList();
+  }
+
+  /** The relay processes' largest peak RSS (KiB) at the end of the drain (of their current starts). */
+  long relayPeakRssKb() {
+    return relayPeakRssKb;
   }
 
   /** How many faults of {@code kind} the nemesis played so far. */

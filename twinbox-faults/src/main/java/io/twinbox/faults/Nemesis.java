@@ -267,7 +267,7 @@ final class Nemesis {
         ChildJvm.sleep(down);
         long backlog = run.pending();
         run.brokerUnderTest().restart();
-        run.observe(new Observation.Outage(down, backlog));
+        run.observe(new Observation.Outage(down, backlog, System.currentTimeMillis()));
         return "broker down " + down + "ms, " + backlog + " events pending at its restart";
       }
       case BROKER_REJECTS -> {

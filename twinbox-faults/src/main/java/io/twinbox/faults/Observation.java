@@ -10,9 +10,10 @@ import java.util.UUID;
 sealed interface Observation {
 
   /**
-   * C2: the broker was down {@code downMs}; {@code backlog} events were pending when it came back.
+   * C2, C10: the broker was down {@code downMs}; {@code backlog} events were pending when it came
+   * back, at {@code restartedAtMillis} (epoch ms, the host's clock, which the local database shares).
    */
-  record Outage(long downMs, long backlog) implements Observation {}
+  record Outage(long downMs, long backlog, long restartedAtMillis) implements Observation {}
 
   /**
    * C5: event {@code id} of {@code aggregate} (sequence {@code sequence}) was refused by the broker.

@@ -32,8 +32,10 @@ final class RowChecks {
 
   static RowFigures judge(FaultRun run, FaultVerdict verdict) {
     return switch (run.scenario().id()) {
+      case "A8" -> contendedAggregates(run, verdict);
       case "C2" -> longOutage(run, verdict);
       case "C5" -> permanentRejection(run, verdict);
+      case "C10" -> backlogCatchUp(run, verdict);
       case "D2" -> haltAfterCommit(run, verdict);
       case "D5" -> handlerAlwaysThrows(run, verdict);
       case "D6" -> handlerHaltsTheJvm(run, verdict);
@@ -41,6 +43,28 @@ final class RowChecks {
       case "D8" -> serializationFailures(run, verdict);
       default -> RowFigures.NONE;
     };
+  }
+
+  /**
+   * A8: with 20 writers on a few aggregates, each aggregate's committed sequences are 1..n without a
+   * gap (a rolled-back increment is undone), and its counter row holds n.
+   */
+  private static RowFigures contendedAggregates(FaultRun run, FaultVerdict verdict) {
+    DataSource ds = run.store().dataSource();
+    String perAggregate = "SELECT o.aggregate_id, count(*) AS n, min(o.sequence) AS lo, max(o.sequence) AS hi,"
+        + " max(a.last_sequence) AS counter FROM twinbox_outbox o JOIN twinbox_aggregate a"
+        + " ON a.aggregate_type = o.aggregate_type AND a.aggregate_id = o.aggregate_id GROUP BY o.aggregate_id";
+    long aggregates = count(ds, "SELECT count(*) FROM (" + perAggregate + ") t");
+    long gaps = count(ds, "SELECT coalesce(sum(hi - n), 0) FROM (" + perAggregate + ") t");
+    long badStart = count(ds, "SELECT count(*) FROM (" + perAggregate + ") t WHERE lo <> 1");
+    long counterOff = count(ds, "SELECT count(*) FROM (" + perAggregate + ") t WHERE counter <> hi");
+    long events = count(ds, "SELECT count(*) FROM twinbox_outbox WHERE aggregate_id IS NOT NULL");
+    boolean ok = aggregates == run.scenario().contendedAggregates() && gaps == 0 && badStart == 0 && counterOff == 0
+        && verdict.rolledBack() > 0;
+    return new RowFigures(FaultRun.CONTENDING_WRITERS + " writers on " + aggregates + " aggregates, " + events
+        + " events committed, " + verdict.rolledBack() + " rolled back: sequence gaps " + gaps + " (expected 0),"
+        + " aggregates not starting at 1 " + badStart + ", counters not at the last sequence " + counterOff
+        + "; write latency not measured", ok);
   }
 
   /** C2: the outage spent no attempt: nothing FAILED, no row with an attempt. */
@@ -58,6 +82,29 @@ final class RowChecks {
         + run.scenario().relayMaxAttempts() + ": failed=" + verdict.failed() + " (expected 0), rows with attempts > 0: "
         + attempted + " (expected 0), pending at the broker's restart: " + backlog + ", relay waves that met the"
         + " outage: " + waves, ok);
+  }
+
+  /**
+   * C10: a backlog built during a long outage drains after the broker's restart, in order (an
+   * invariant), without FAILED rows, with the relay's memory bounded by its heap (256 MiB).
+   */
+  private static RowFigures backlogCatchUp(FaultRun run, FaultVerdict verdict) {
+    List<Observation.Outage> outages = run.observations(Observation.Outage.class);
+    if (outages.isEmpty()) {
+      return new RowFigures("the outage was not played", false);
+    }
+    Observation.Outage o = outages.get(0);
+    DataSource ds = run.store().dataSource();
+    long caughtUp = count(ds, "SELECT coalesce((extract(epoch FROM max(published_at)) * 1000)::bigint, 0)"
+        + " FROM twinbox_outbox WHERE created_at <= to_timestamp(" + o.restartedAtMillis() / 1000.0 + ")");
+    long catchUpMs = Math.max(1, caughtUp - o.restartedAtMillis());
+    long rssMb = run.relayPeakRssKb() / 1024;
+    long attempted = count(ds, "SELECT count(*) FROM twinbox_outbox WHERE attempts > 0");
+    boolean ok = o.backlog() > 0 && verdict.failed() == 0 && attempted == 0 && rssMb > 0 && rssMb <= 512;
+    return new RowFigures("broker down " + o.downMs() / 1000 + " s, " + o.backlog() + " events pending at its restart,"
+        + " published " + catchUpMs + " ms after it (" + o.backlog() * 1000 / catchUpMs + " events/s); relay peak RSS "
+        + rssMb + " MiB (expected <= 512, heap 256 MiB); failed=" + verdict.failed() + ", rows with attempts > 0: "
+        + attempted, ok);
   }
 
   /** C5: each refused event FAILED at its first attempt with a reason; its aggregate held; others flowing. */

@@ -34,51 +34,67 @@ import java.util.Set;
  * @param serializableConsumers the consumers run their transactions at SERIALIZABLE and their
  *     handler also bumps one of a few hot counter rows (D8: serialization failures and deadlocks
  *     must be retried, never counted against the message)
+ * @param contendedAggregates 0 for the producer's usual 4 writers over 200 aggregates, or (A8) 20
+ *     writers over this many aggregates: every transaction contends for the same counter rows
  */
 public record Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
     double rollbackRate, double poisonRate, boolean walRelay, int relayClockSkewSeconds, int killFloor,
-    boolean commitNotifications, String databaseLocale, int relayMaxAttempts, boolean serializableConsumers) {
+    boolean commitNotifications, String databaseLocale, int relayMaxAttempts, boolean serializableConsumers,
+    int contendedAggregates) {
 
   /** A row whose relays poll on true clocks, with random draws. */
   public Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
       double rollbackRate, double poisonRate, boolean walRelay) {
-    this(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, 0, 0, false, null, 0, false);
+    this(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, 0, 0, false, null, 0, false, 0);
   }
 
   /** This row with the relays' clocks {@code seconds} off (relay-0 ahead, relay-1 behind). */
   Scenario withRelayClockSkew(int seconds) {
     return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, seconds, killFloor,
-        commitNotifications, databaseLocale, relayMaxAttempts, serializableConsumers);
+        commitNotifications, databaseLocale, relayMaxAttempts, serializableConsumers,
+        contendedAggregates);
   }
 
   /** This row with E1's schedule: at least {@code kills} process kills plus every other kind twice. */
   Scenario withKillFloor(int kills) {
     return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
-        relayClockSkewSeconds, kills, commitNotifications, databaseLocale, relayMaxAttempts, serializableConsumers);
+        relayClockSkewSeconds, kills, commitNotifications, databaseLocale, relayMaxAttempts, serializableConsumers,
+        contendedAggregates);
   }
 
   /** This row with commit notifications on (A9). */
   Scenario withCommitNotifications() {
     return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
-        relayClockSkewSeconds, killFloor, true, databaseLocale, relayMaxAttempts, serializableConsumers);
+        relayClockSkewSeconds, killFloor, true, databaseLocale, relayMaxAttempts, serializableConsumers,
+        contendedAggregates);
   }
 
   /** This row with the database and the JVMs speaking {@code locale} (e.g. {@code de_DE.UTF-8}). */
   Scenario withDatabaseLocale(String locale) {
     return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
-        relayClockSkewSeconds, killFloor, commitNotifications, locale, relayMaxAttempts, serializableConsumers);
+        relayClockSkewSeconds, killFloor, commitNotifications, locale, relayMaxAttempts, serializableConsumers,
+        contendedAggregates);
   }
 
   /** This row with the relays' {@code RetryPolicy.maxAttempts} set to {@code attempts}. */
   Scenario withRelayMaxAttempts(int attempts) {
     return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
-        relayClockSkewSeconds, killFloor, commitNotifications, databaseLocale, attempts, serializableConsumers);
+        relayClockSkewSeconds, killFloor, commitNotifications, databaseLocale, attempts, serializableConsumers,
+        contendedAggregates);
+  }
+
+  /** This row with 20 producer writers contending for {@code aggregates} aggregates (A8). */
+  Scenario withContendedAggregates(int aggregates) {
+    return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
+        relayClockSkewSeconds, killFloor, commitNotifications, databaseLocale, relayMaxAttempts, serializableConsumers,
+        aggregates);
   }
 
   /** This row with SERIALIZABLE consumers whose handler bumps hot counter rows (D8). */
   Scenario withSerializableConsumers() {
     return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
-        relayClockSkewSeconds, killFloor, commitNotifications, databaseLocale, relayMaxAttempts, true);
+        relayClockSkewSeconds, killFloor, commitNotifications, databaseLocale, relayMaxAttempts, true,
+        contendedAggregates);
   }
 
   static Scenario row(String id, String title, int faults, FaultKind... kinds) {
@@ -102,7 +118,7 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     return new Scenario(polling.id() + "-WAL", "WAL relay: " + polling.title(), kinds, polling.faults(),
         polling.eachOnce(), polling.rollbackRate(), polling.poisonRate(), true, polling.relayClockSkewSeconds(),
         polling.killFloor(), polling.commitNotifications(), polling.databaseLocale(), polling.relayMaxAttempts(),
-        polling.serializableConsumers());
+        polling.serializableConsumers(), polling.contendedAggregates());
   }
 
   /** The rows of the matrix the runner plays, in order. */
@@ -130,6 +146,8 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
   private static List<Scenario> pollingRows() {
     return List.of(
         row("A1", "rollbacks (explicit and failing at COMMIT), no faults", 0),
+        row("A8", "20 writers on 5 aggregates (every transaction contends for the same counter rows), no faults",
+            0).withContendedAggregates(5),
         row("A9", "commit notifications on: the relays' listener connections reset, relays killed", 10,
             FaultKind.PROXY_RESET, FaultKind.RELAY_KILL).withCommitNotifications(),
         row("B1", "relay kill -9 (after claim / after ack)", 6, FaultKind.RELAY_KILL),
@@ -152,6 +170,8 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
             + " relays' maxAttempts 5", 1, FaultKind.BROKER_OUTAGE).withRelayMaxAttempts(5),
         row("C3", "relay<->broker latency", 5, FaultKind.LINK_LATENCY),
         row("C4", "broker acks lost (request applied, reply dropped)", 6, FaultKind.LINK_DROP_ACK),
+        row("C10", "huge backlog after a long broker outage (scaled down: the figures give the outage and"
+            + " backlog played)", 1, FaultKind.BROKER_OUTAGE),
         row("C5", "permanent broker rejection (an event above the broker's limit, below the library's): FAILED at"
             + " once, its aggregate held, others flowing; then resolved by the operator", 3, FaultKind.BROKER_REJECTS),
         row("C11", "relay<->broker reset and blackhole", 6, FaultKind.LINK_RESET, FaultKind.LINK_BLACKHOLE),
@@ -202,7 +222,8 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     }
     return kinds.isEmpty() || eachOnce ? this
         : new Scenario(id, title, kinds, count, false, rollbackRate, poisonRate, walRelay, relayClockSkewSeconds, 0,
-            commitNotifications, databaseLocale, relayMaxAttempts, serializableConsumers);
+            commitNotifications, databaseLocale, relayMaxAttempts, serializableConsumers,
+        contendedAggregates);
   }
 
   /** How many faults the nemesis applies on a broker supporting {@code supported}. */

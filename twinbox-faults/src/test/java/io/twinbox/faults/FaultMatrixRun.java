@@ -97,7 +97,9 @@ class FaultMatrixRun {
         + " -Dfaults.brokers=" + String.join(",", brokers)
         + (store.equals(ProducerStore.POSTGRESQL) ? "" : " -Dfaults.store=" + store)
         + (wanted.contains("all") ? "" : " -Dfaults.scenarios=" + only)
-        + (faults > 0 ? " -Dfaults.count=" + faults : "");
+        + (faults > 0 ? " -Dfaults.count=" + faults : "")
+        + (System.getProperty("faults.outageSeconds") == null ? ""
+            : " -Dfaults.outageSeconds=" + System.getProperty("faults.outageSeconds"));
     ReportWriter.write(report, results, errors, command);
     List<String> failed = results.stream().filter(r -> !r.ok()).map(ScenarioResult::line).toList();
     assertThat(failed).as("scenarios that broke an invariant").isEmpty();

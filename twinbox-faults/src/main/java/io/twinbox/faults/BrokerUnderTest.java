@@ -66,6 +66,19 @@ public interface BrokerUnderTest extends AutoCloseable {
     /** Publishes a record that is not a CloudEvent. */
     void injectPoison(int salt);
 
+    /**
+     * C5: the broker refuses messages larger than {@code bytes} on this destination from now on
+     * (a limit below the library's own). Brokers where the row is not played refuse the call.
+     */
+    default void limitMessageBytes(int bytes) {
+      throw new UnsupportedOperationException("no broker-side message limit on this broker's destinations");
+    }
+
+    /** Undoes {@link #limitMessageBytes}: the broker's default limit again. Idempotent. */
+    default void restoreMessageBytes() {
+      throw new UnsupportedOperationException("no broker-side message limit on this broker's destinations");
+    }
+
     @Override
     void close();
   }

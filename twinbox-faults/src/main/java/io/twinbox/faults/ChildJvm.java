@@ -116,6 +116,23 @@ final class ChildJvm {
     }
   }
 
+  /**
+   * The current process's peak resident set size in KiB ({@code VmHWM} of {@code /proc/<pid>/status}),
+   * or 0 where there is no such file (C10: the relay's memory through a huge backlog).
+   */
+  long peakRssKb() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+        if (line.startsWith("VmHWM:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", ""));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not Linux, or the process is gone
+    }
+    return 0;
+  }
+
   /** The last line starting with {@code prefix}, or null. */
   String lastLine(String prefix) {
     String found = null;

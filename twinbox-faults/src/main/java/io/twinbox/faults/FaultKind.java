@@ -70,13 +70,50 @@ public enum FaultKind {
    * are down, both started again (each start creates a new slot; the table's rows go out through
    * the sweep).
    */
-  SLOT_DROP;
+  SLOT_DROP,
+  /**
+   * C2: {@code kill -9} the broker and keep it down for the long outage ({@value
+   * Nemesis#DEFAULT_OUTAGE_SECONDS} s unless {@code -Dfaults.outageSeconds} says otherwise), then
+   * restart it: the relays' attempts must not be spent by it.
+   */
+  BROKER_OUTAGE,
+  /**
+   * C5: an event the broker refuses for good (Kafka: larger than the topic's {@code
+   * max.message.bytes}, set below the library's own limit) is written to an aggregate, followed by
+   * more events of that aggregate; once it is FAILED and its aggregate seen held, the limit is
+   * raised again and the event retried by the admin API (the operator's resolution).
+   */
+  BROKER_REJECTS,
+  /** D5: an event whose handler always throws (retriable) is written. */
+  POISON_THROWS,
+  /**
+   * D6: an event whose handler halts the consumer's JVM ({@code Runtime.halt}) is written; dead
+   * consumers are started again until it is parked.
+   */
+  POISON_HALT,
+  /**
+   * D2, forced: a consumer halts (as by {@code kill -9}) exactly between the commit of a
+   * transaction that applied effects and its broker acknowledgement; restarted.
+   */
+  CONSUMER_HALT_COMMITTED,
+  /**
+   * D7: an event whose handler hangs 45 s on its first run, longer than the broker waits for the
+   * ack (NATS ack wait 30 s): the broker redelivers it to a consumer while the first still holds it.
+   */
+  HANGING_HANDLER;
 
   /** The faults that only make sense with the WAL relay ({@link Scenario#walRelay()}). */
   public static final Set<FaultKind> WAL_ONLY = EnumSet.of(SLOT_DROP);
 
   /** The process kills: E1 plays at least {@link Scenario#killFloor()} of them. */
   public static final Set<FaultKind> KILLS = EnumSet.of(RELAY_KILL, CONSUMER_KILL, PRODUCER_KILL);
+
+  /**
+   * The faults only their own row plays (C2, C5, D2 forced, D5, D6, D7): each needs the row's own setting or
+   * check, so neither the smoke tier nor E1 draws them.
+   */
+  public static final Set<FaultKind> ROW_ONLY = EnumSet.of(BROKER_OUTAGE, BROKER_REJECTS, POISON_THROWS, POISON_HALT,
+      CONSUMER_HALT_COMMITTED, HANGING_HANDLER);
 
   /** The faults that only make sense with the polling relay. */
   public static final Set<FaultKind> POLLING_ONLY = EnumSet.of(RELAY_HALT_ACKED);

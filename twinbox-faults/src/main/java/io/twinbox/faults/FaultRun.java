@@ -62,6 +62,10 @@ public final class FaultRun implements AutoCloseable {
   private static final double SECONDS_PER_FAULT = 5.0;
   /** Default ceiling of the producer's rate (events/s), low enough for the smoke tier on a busy CI box. */
   public static final double DEFAULT_MAX_RATE = 400;
+  /** A8: the producer's writer threads when the row contends for a few aggregates. */
+  static final int CONTENDING_WRITERS = 20;
+  /** D8: the hot counter rows the SERIALIZABLE consumers' handlers bump, one per aggregate hash. */
+  static final int HOT_ROWS = ConsumerMain.HOT_ROWS;
 
   private final Scenario scenario;
   private final int events;
@@ -74,6 +78,8 @@ public final class FaultRun implements AutoCloseable {
   private final List<ChildJvm> relays = new ArrayList<>();
   private final List<ChildJvm> consumers = new ArrayList<>();
   private final List<Path> journals = new ArrayList<>();
+  private final List<Path> handlerJournals = new ArrayList<>();
+  private final List<Observation> observations = new java.util.concurrent.CopyOnWriteArrayList<>();
   private ProducerStore producerDb;
   private PostgresDatabase consumerDb;
   private TcpProxy proxy;
@@ -82,6 +88,8 @@ public final class FaultRun implements AutoCloseable {
   private ChildJvm producer;
   private boolean producerDone;
   private Path rolledBackFile;
+  private Nemesis nemesis;
+  private long relayPeakRssKb;
 
   public FaultRun(Scenario scenario, int events, long seed, BrokerUnderTest broker, Path baseDir) {
     this(scenario, events, seed, broker, ProducerStore.POSTGRESQL, baseDir, DEFAULT_MAX_RATE);
@@ -128,7 +136,10 @@ public final class FaultRun implements AutoCloseable {
       exec(producerDb.dataSource(), ddl);
     }
     exec(consumerDb.dataSource(), "CREATE TABLE effect (message_id uuid PRIMARY KEY, aggregate_id text,"
-        + " sequence bigint NOT NULL, n int NOT NULL, after_sequence bigint)");
+        + " sequence bigint NOT NULL, n int NOT NULL, after_sequence bigint,"
+        + " applied_at timestamptz NOT NULL DEFAULT clock_timestamp())");
+    exec(consumerDb.dataSource(), "CREATE TABLE hot (id int PRIMARY KEY, n bigint NOT NULL)");
+    exec(consumerDb.dataSource(), "INSERT INTO hot SELECT g, 0 FROM generate_series(0, " + (HOT_ROWS - 1) + ") g");
     exec(consumerDb.dataSource(), "CREATE INDEX effect_aggregate ON effect (aggregate_id, sequence)");
     destination = broker.create(topic);
     link = destination.linkHost() == null ? null
@@ -142,11 +153,16 @@ public final class FaultRun implements AutoCloseable {
       journals.add(journal);
       relays.add(new ChildJvm("relay-" + i, dir, RelayMain.class.getName(), List.of(relayUrl,
           producerDb.user(), producerDb.password(), relayTransport, "relay-" + i,
-          Long.toString(TTL.toMillis()), journal.toString(), scenario.walRelay() ? "wal" : "polling"),
+          Long.toString(TTL.toMillis()), journal.toString(), scenario.walRelay() ? "wal" : "polling",
+          Integer.toString(scenario.relayMaxAttempts())),
           RelayMain.STARTED, with(SkewedClock.environment(relaySkew(i)), Language.environment(scenario))));
+      Path handlerJournal = dir.resolve("handler-runs-consumer-" + i + ".txt");
+      handlerJournals.add(handlerJournal);
       consumers.add(new ChildJvm("consumer-" + i, dir, ConsumerMain.class.getName(), List.of(
           consumerDb.jdbcUrl(), consumerDb.user(), consumerDb.password(), destination.consumerSpec(),
-          "faults-consumer", "consumer-" + i), ConsumerMain.STARTED, Language.environment(scenario)));
+          "faults-consumer", "consumer-" + i, handlerJournal.toString(),
+          scenario.serializableConsumers() ? ConsumerMain.SERIALIZABLE : ConsumerMain.PLAIN),
+          ConsumerMain.STARTED, Language.environment(scenario)));
     }
     double writeSeconds = Math.max(20, scenario.faultCount(supported()) * SECONDS_PER_FAULT / 0.75);
     double rate = Math.min(maxRate, events / writeSeconds);
@@ -154,8 +170,10 @@ public final class FaultRun implements AutoCloseable {
     Files.deleteIfExists(rolledBackFile);
     Files.createFile(rolledBackFile);
     producer = new ChildJvm("producer", dir, ProducerMain.class.getName(), List.of(producerDb.jdbcUrl(),
-        producerDb.user(), producerDb.password(), Integer.toString(events), Integer.toString(AGGREGATES),
-        "4", Double.toString(scenario.rollbackRate()), Double.toString(rate), Long.toString(seed),
+        producerDb.user(), producerDb.password(), Integer.toString(events),
+        Integer.toString(scenario.contendedAggregates() > 0 ? scenario.contendedAggregates() : AGGREGATES),
+        scenario.contendedAggregates() > 0 ? Integer.toString(CONTENDING_WRITERS) : "4",
+        Double.toString(scenario.rollbackRate()), Double.toString(rate), Long.toString(seed),
         Double.toString(scenario.poisonRate()), rolledBackFile.toString()), "never", Language.environment(scenario));
     if (scenario.databaseLocale() != null) {
       LOG.info("the producer's database answers in {}: {}", scenario.databaseLocale(),
@@ -173,7 +191,7 @@ public final class FaultRun implements AutoCloseable {
     LOG.info("{} on {}/{}: {} events at {}/s, {} faults, destination {}, logs in {}", scenario.id(),
         broker.name(), producerDb.kind(), events, Math.round(rate), scenario.faultCount(supported()), topic, dir);
 
-    Nemesis nemesis = new Nemesis(this, scenario, seed);
+    nemesis = new Nemesis(this, scenario, seed);
     long expectedCommitted = Math.round(events * (1 - scenario.rollbackRate()));
     AtomicReference<Throwable> nemesisFailure = new AtomicReference<>();
     Thread nemesisThread = new Thread(() -> {
@@ -198,6 +216,9 @@ public final class FaultRun implements AutoCloseable {
     }
     heal();
     drain();
+    for (ChildJvm relay : relays) {
+      relayPeakRssKb = Math.max(relayPeakRssKb, relay.peakRssKb());
+    }
     long drainMs = (System.nanoTime() - written) / 1_000_000;
     long fenced = 0;
     List<String> relayLines = new ArrayList<>();
@@ -215,8 +236,9 @@ public final class FaultRun implements AutoCloseable {
       throw new IllegalStateException("the producer committed nothing: a vacuous run; producer log:\n"
           + producer.tail(20));
     }
+    RowFigures figures = RowChecks.judge(this, verdict);
     ScenarioResult result = new ScenarioResult(scenario, broker.name(), storeKind, events, seed, verdict,
-        nemesis.applied(), fenced, stalls, drainMs, (System.nanoTime() - started) / 1_000_000);
+        nemesis.applied(), fenced, stalls, drainMs, (System.nanoTime() - started) / 1_000_000, figures);
     Files.writeString(dir.resolve("nemesis.txt"), String.join("\n", nemesis.log()) + "\n");
     Files.writeString(dir.resolve("verdict.txt"), verdict.describe(20) + "\n");
     String through = "relay<->db proxy: " + proxy.stats() + (link == null ? "" : "; relay<->broker link: " + link.stats());
@@ -245,7 +267,136 @@ public final class FaultRun implements AutoCloseable {
     Files.createDirectories(dir);
   }
 
-  // ---- used by the nemesis ----
+  // ---- used by the nemesis and the row checks ----
+
+  Scenario scenario() {
+    return scenario;
+  }
+
+  /** Records what the nemesis saw while it played a row's own fault. */
+  void observe(Observation observation) {
+    observations.add(observation);
+  }
+
+  /** The observations of one kind, in order. */
+  <T extends Observation> List<T> observations(Class<T> kind) {
+    return observations.stream().filter(kind::isInstance).map(kind::cast).toList();
+  }
+
+  /** The relay processes' largest peak RSS (KiB) at the end of the drain (of their current starts). */
+  long relayPeakRssKb() {
+    return relayPeakRssKb;
+  }
+
+  /** How many faults of {@code kind} the nemesis played so far. */
+  int faultsPlayed(FaultKind kind) {
+    return nemesis == null ? 0 : nemesis.applied().getOrDefault(kind, 0);
+  }
+
+  /** The consumers' journals of poison handler runs (D5, D6). */
+  List<Path> handlerJournals() {
+    return handlerJournals;
+  }
+
+  DataSource consumerDataSource() {
+    return consumerDb.dataSource();
+  }
+
+  /** The aggregate a seeded pick of the nemesis names: one of the producer's. */
+  static String aggregate(long pick) {
+    return "order-" + Math.floorMod(pick, AGGREGATES);
+  }
+
+  /** Rows still PENDING in the producer's outbox. */
+  long pending() {
+    return count(producerDb.dataSource(), "SELECT count(*) FROM twinbox_outbox WHERE status = 'PENDING'");
+  }
+
+  /**
+   * Writes one event and its ledger row in a transaction of its own, as the producer does: ordered
+   * in {@code aggregate}, or unordered when it is null; {@code poison} marks it as one the
+   * consumer must park (D5, D6), never apply.
+   */
+  UUID writeEvent(String type, String aggregate, String payload, boolean poison) {
+    Outbox outbox = Outbox.builder(JdbcStore.builder(producerDb.dataSource()).build()).build();
+    try (Connection c = producerDb.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      OutboxEvent.Builder event = OutboxEvent.builder(type, 1).payload(payload);
+      UUID id = outbox.write(c, (aggregate == null ? event.unordered(ProducerMain.AGGREGATE_TYPE)
+          : event.aggregate(ProducerMain.AGGREGATE_TYPE, aggregate)).build());
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO orders (message_id, aggregate_id, sequence,"
+          + " poison) SELECT id, aggregate_id, sequence, ? FROM twinbox_outbox WHERE id = ?")) {
+        ps.setBoolean(1, poison);
+        ps.setObject(2, producerDb.id(id));
+        ps.executeUpdate();
+      }
+      c.commit();
+      return id;
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot write a " + type + " event", e);
+    }
+  }
+
+  /** An outbox row's status, attempts, last error and sequence; null when there is no such row. */
+  OutboxRow outboxRow(UUID id) {
+    try (Connection c = producerDb.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
+        "SELECT status, attempts, last_error, sequence FROM twinbox_outbox WHERE id = ?")) {
+      ps.setObject(1, producerDb.id(id));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? new OutboxRow(id, rs.getString(1), rs.getInt(2), rs.getString(3), rs.getLong(4)) : null;
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot read outbox row " + id, e);
+    }
+  }
+
+  /** The rows of {@code aggregate} after {@code sequence}. */
+  List<OutboxRow> laterRows(String aggregate, long sequence) {
+    List<OutboxRow> out = new ArrayList<>();
+    try (Connection c = producerDb.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(
+        "SELECT id, status, attempts, last_error, sequence FROM twinbox_outbox WHERE aggregate_type = ?"
+            + " AND aggregate_id = ? AND sequence > ? ORDER BY sequence")) {
+      ps.setString(1, ProducerMain.AGGREGATE_TYPE);
+      ps.setString(2, aggregate);
+      ps.setLong(3, sequence);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(new OutboxRow(UUID.fromString(rs.getString(1)), rs.getString(2), rs.getInt(3), rs.getString(4),
+              rs.getLong(5)));
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot read the rows of " + aggregate, e);
+    }
+    return out;
+  }
+
+  /** One outbox row as the nemesis sees it. */
+  record OutboxRow(UUID id, String status, int attempts, String lastError, long sequence) {}
+
+  /** The ids some relay journaled as acknowledged by the broker, so far. */
+  Set<UUID> ackedSoFar() {
+    Set<UUID> acked = new HashSet<>();
+    for (Path journal : journals) {
+      try {
+        if (Files.exists(journal)) {
+          for (String line : Files.readAllLines(journal)) {
+            if (line.length() == 36) {
+              acked.add(UUID.fromString(line));
+            }
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return acked;
+  }
+
+  /** The producer's outbox store (for the admin API: an operator's retry, C5). */
+  JdbcStore outboxStore() {
+    return JdbcStore.builder(producerDb.dataSource()).build();
+  }
 
   Duration leaseTtl() {
     return TTL;
@@ -318,6 +469,32 @@ public final class FaultRun implements AutoCloseable {
       boolean halted = relay.awaitExit(Duration.ofSeconds(HALT_WAIT_SECONDS));
       if (!halted) {
         relay.kill9();
+      }
+      return halted;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot arm " + trigger, e);
+    } finally {
+      try {
+        Files.deleteIfExists(trigger);
+      } catch (IOException e) {
+        LOG.warn("cannot remove {}", trigger, e);
+      }
+    }
+  }
+
+  /**
+   * FAULTS D2, forced: arms {@code consumer}'s halt after its next commit that applied effects and
+   * waits until it has halted there; one that reaches no such commit within {@value
+   * #HALT_WAIT_SECONDS} s is killed -9 instead. Returns whether it halted there; the caller
+   * restarts it.
+   */
+  boolean haltAfterCommit(ChildJvm consumer) {
+    Path trigger = ConsumerMain.haltTrigger(handlerJournals.get(consumers.indexOf(consumer)));
+    try {
+      Files.writeString(trigger, "halt");
+      boolean halted = consumer.awaitExit(Duration.ofSeconds(HALT_WAIT_SECONDS));
+      if (!halted) {
+        consumer.kill9();
       }
       return halted;
     } catch (IOException e) {
@@ -495,16 +672,7 @@ public final class FaultRun implements AutoCloseable {
     for (Map<String, Object> row : rows(producerDb.dataSource(), "SELECT id, status FROM twinbox_outbox")) {
       status.put(uuid(row.get("id")), (String) row.get("status"));
     }
-    Set<UUID> acked = new HashSet<>();
-    for (Path journal : journals) {
-      if (Files.exists(journal)) {
-        for (String line : Files.readAllLines(journal)) {
-          if (line.length() == 36) {
-            acked.add(UUID.fromString(line));
-          }
-        }
-      }
-    }
+    Set<UUID> acked = ackedSoFar();
     Map<UUID, Integer> effects = new HashMap<>();
     for (Map<String, Object> row : rows(consumerDb.dataSource(), "SELECT message_id, n FROM effect")) {
       effects.put((UUID) row.get("message_id"), (Integer) row.get("n"));

@@ -4,6 +4,15 @@ import io.twinbox.testkit.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.config.ConfigResource;
 import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -20,6 +29,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 public final class KafkaUnderTest implements BrokerUnderTest {
   private static final int PARTITIONS = 8;
+  private static final String MAX_MESSAGE_BYTES = "max.message.bytes";
   private final KafkaBroker broker;
 
   public KafkaUnderTest(KafkaBroker broker) {
@@ -33,7 +43,8 @@ public final class KafkaUnderTest implements BrokerUnderTest {
 
   @Override
   public Set<FaultKind> supported() {
-    return EnumSet.allOf(FaultKind.class);
+    // D7's hang (45 s) is shorter than max.poll.interval.ms (300 s): nothing would be redelivered.
+    return EnumSet.complementOf(EnumSet.of(FaultKind.HANGING_HANDLER));
   }
 
   @Override
@@ -82,6 +93,42 @@ public final class KafkaUnderTest implements BrokerUnderTest {
               "{not json".getBytes(StandardCharsets.UTF_8))).get();
         } catch (Exception e) {
           throw new IllegalStateException("cannot inject a poison record", e);
+        }
+      }
+
+      @Override
+      public void limitMessageBytes(int bytes) {
+        topicConfig(new AlterConfigOp(new ConfigEntry(MAX_MESSAGE_BYTES, Integer.toString(bytes)),
+            AlterConfigOp.OpType.SET));
+      }
+
+      @Override
+      public void restoreMessageBytes() {
+        topicConfig(new AlterConfigOp(new ConfigEntry(MAX_MESSAGE_BYTES, null), AlterConfigOp.OpType.DELETE));
+      }
+
+      private void topicConfig(AlterConfigOp op) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, name);
+        try (Admin admin = Admin.create(p)) {
+          admin.incrementalAlterConfigs(Map.of(topic, List.of(op))).all().get(30, TimeUnit.SECONDS);
+          // A dynamic topic config reaches the log a moment later: wait until the broker reports it.
+          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+          while (true) {
+            Config config = admin.describeConfigs(List.of(topic)).all().get(30, TimeUnit.SECONDS).get(topic);
+            ConfigEntry entry = config.get(MAX_MESSAGE_BYTES);
+            boolean applied = op.opType() == AlterConfigOp.OpType.DELETE
+                ? entry.source() != ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG
+                : op.configEntry().value().equals(entry.value());
+            if (applied || System.nanoTime() > deadline) {
+              break;
+            }
+            Thread.sleep(100);
+          }
+          Thread.sleep(500);
+        } catch (Exception e) {
+          throw new IllegalStateException("cannot change " + MAX_MESSAGE_BYTES + " of " + name, e);
         }
       }
 

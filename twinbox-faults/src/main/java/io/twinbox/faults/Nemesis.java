@@ -1,5 +1,6 @@
 package io.twinbox.faults;
 
+import io.twinbox.faults.child.ConsumerMain;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +22,8 @@ import org.slf4j.LoggerFactory;
  */
 final class Nemesis {
   private static final Logger LOG = LoggerFactory.getLogger(Nemesis.class);
+  /** C2's outage (FAULTS.md: 5 minutes); {@code -Dfaults.outageSeconds} shortens it, and the row says so. */
+  static final int DEFAULT_OUTAGE_SECONDS = 300;
 
   private final FaultRun run;
   private final Scenario scenario;
@@ -256,6 +260,43 @@ final class Nemesis {
           run.link().dropReplies(false);
         }
         return "relay<->broker";
+      }
+      case BROKER_OUTAGE -> {
+        run.brokerUnderTest().kill();
+        long down = Duration.ofSeconds(Integer.getInteger("faults.outageSeconds", DEFAULT_OUTAGE_SECONDS)).toMillis();
+        ChildJvm.sleep(down);
+        long backlog = run.pending();
+        run.brokerUnderTest().restart();
+        run.observe(new Observation.Outage(down, backlog, System.currentTimeMillis()));
+        return "broker down " + down + "ms, " + backlog + " events pending at its restart";
+      }
+      case BROKER_REJECTS -> {
+        return PermanentRejection.play(run, random.nextLong());
+      }
+      case POISON_THROWS -> {
+        UUID id = run.writeEvent(ConsumerMain.THROWS, null, "{\"poison\":\"throws\"}", true);
+        run.observe(new Observation.Poison(id, ConsumerMain.THROWS));
+        return id.toString();
+      }
+      case CONSUMER_HALT_COMMITTED -> {
+        ChildJvm consumer = pick(run.consumers());
+        boolean halted = run.haltAfterCommit(consumer);
+        if (!halted) {
+          substitute = FaultKind.CONSUMER_KILL;
+        }
+        ChildJvm.sleep(200 + random.nextInt(800));
+        run.restart(consumer);
+        return consumer.name + (halted ? " halted after a commit, before its ack"
+            : " armed for " + FaultRun.HALT_WAIT_SECONDS + " s reached no commit: killed -9 instead, counted as"
+                + " consumer_kill");
+      }
+      case HANGING_HANDLER -> {
+        UUID id = run.writeEvent(ConsumerMain.HANG, null, "{\"hang\":true}", false);
+        run.observe(new Observation.Hang(id));
+        return id.toString();
+      }
+      case POISON_HALT -> {
+        return HaltingPoison.play(run);
       }
       default -> throw new IllegalStateException("unknown fault " + kind);
     }

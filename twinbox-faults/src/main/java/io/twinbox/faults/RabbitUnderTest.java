@@ -66,7 +66,9 @@ public final class RabbitUnderTest implements BrokerUnderTest {
   /** Everything, the broker kill included: the node is the run's own. */
   @Override
   public Set<FaultKind> supported() {
-    return EnumSet.allOf(FaultKind.class);
+    // C5 (a permanent rejection) is played on Kafka only so far; D7's hang (45 s) is shorter than the
+    // server's consumer_timeout (30 min): nothing would be redelivered.
+    return EnumSet.complementOf(EnumSet.of(FaultKind.BROKER_REJECTS, FaultKind.HANGING_HANDLER));
   }
 
   @Override

@@ -29,39 +29,72 @@ import java.util.Set;
  * @param databaseLocale null, or the {@code lc_messages} of a private PostgreSQL cluster of the row
  *     and the locale of every child JVM, so that every error message the library sees is in that
  *     language (B8DE: errors must be told apart by SQLSTATE, never by text)
+ * @param relayMaxAttempts 0 for the relay's default {@code RetryPolicy}, or its {@code maxAttempts}
+ *     (C2: a long outage must not spend them)
+ * @param serializableConsumers the consumers run their transactions at SERIALIZABLE and their
+ *     handler also bumps one of a few hot counter rows (D8: serialization failures and deadlocks
+ *     must be retried, never counted against the message)
+ * @param contendedAggregates 0 for the producer's usual 4 writers over 200 aggregates, or (A8) 20
+ *     writers over this many aggregates: every transaction contends for the same counter rows
  */
 public record Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
     double rollbackRate, double poisonRate, boolean walRelay, int relayClockSkewSeconds, int killFloor,
-    boolean commitNotifications, String databaseLocale) {
+    boolean commitNotifications, String databaseLocale, int relayMaxAttempts, boolean serializableConsumers,
+    int contendedAggregates) {
 
   /** A row whose relays poll on true clocks, with random draws. */
   public Scenario(String id, String title, Set<FaultKind> kinds, int faults, boolean eachOnce,
       double rollbackRate, double poisonRate, boolean walRelay) {
-    this(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, 0, 0, false, null);
+    this(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, 0, 0, false, null, 0, false, 0);
   }
 
   /** This row with the relays' clocks {@code seconds} off (relay-0 ahead, relay-1 behind). */
   Scenario withRelayClockSkew(int seconds) {
     return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay, seconds, killFloor,
-        commitNotifications, databaseLocale);
+        commitNotifications, databaseLocale, relayMaxAttempts, serializableConsumers,
+        contendedAggregates);
   }
 
   /** This row with E1's schedule: at least {@code kills} process kills plus every other kind twice. */
   Scenario withKillFloor(int kills) {
     return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
-        relayClockSkewSeconds, kills, commitNotifications, databaseLocale);
+        relayClockSkewSeconds, kills, commitNotifications, databaseLocale, relayMaxAttempts, serializableConsumers,
+        contendedAggregates);
   }
 
   /** This row with commit notifications on (A9). */
   Scenario withCommitNotifications() {
     return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
-        relayClockSkewSeconds, killFloor, true, databaseLocale);
+        relayClockSkewSeconds, killFloor, true, databaseLocale, relayMaxAttempts, serializableConsumers,
+        contendedAggregates);
   }
 
   /** This row with the database and the JVMs speaking {@code locale} (e.g. {@code de_DE.UTF-8}). */
   Scenario withDatabaseLocale(String locale) {
     return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
-        relayClockSkewSeconds, killFloor, commitNotifications, locale);
+        relayClockSkewSeconds, killFloor, commitNotifications, locale, relayMaxAttempts, serializableConsumers,
+        contendedAggregates);
+  }
+
+  /** This row with the relays' {@code RetryPolicy.maxAttempts} set to {@code attempts}. */
+  Scenario withRelayMaxAttempts(int attempts) {
+    return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
+        relayClockSkewSeconds, killFloor, commitNotifications, databaseLocale, attempts, serializableConsumers,
+        contendedAggregates);
+  }
+
+  /** This row with 20 producer writers contending for {@code aggregates} aggregates (A8). */
+  Scenario withContendedAggregates(int aggregates) {
+    return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
+        relayClockSkewSeconds, killFloor, commitNotifications, databaseLocale, relayMaxAttempts, serializableConsumers,
+        aggregates);
+  }
+
+  /** This row with SERIALIZABLE consumers whose handler bumps hot counter rows (D8). */
+  Scenario withSerializableConsumers() {
+    return new Scenario(id, title, kinds, faults, eachOnce, rollbackRate, poisonRate, walRelay,
+        relayClockSkewSeconds, killFloor, commitNotifications, databaseLocale, relayMaxAttempts, true,
+        contendedAggregates);
   }
 
   static Scenario row(String id, String title, int faults, FaultKind... kinds) {
@@ -84,7 +117,8 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     kinds.removeAll(FaultKind.POLLING_ONLY);
     return new Scenario(polling.id() + "-WAL", "WAL relay: " + polling.title(), kinds, polling.faults(),
         polling.eachOnce(), polling.rollbackRate(), polling.poisonRate(), true, polling.relayClockSkewSeconds(),
-        polling.killFloor(), polling.commitNotifications(), polling.databaseLocale());
+        polling.killFloor(), polling.commitNotifications(), polling.databaseLocale(), polling.relayMaxAttempts(),
+        polling.serializableConsumers(), polling.contendedAggregates());
   }
 
   /** The rows of the matrix the runner plays, in order. */
@@ -112,6 +146,8 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
   private static List<Scenario> pollingRows() {
     return List.of(
         row("A1", "rollbacks (explicit and failing at COMMIT), no faults", 0),
+        row("A8", "20 writers on 5 aggregates (every transaction contends for the same counter rows), no faults",
+            0).withContendedAggregates(5),
         row("A9", "commit notifications on: the relays' listener connections reset, relays killed", 10,
             FaultKind.PROXY_RESET, FaultKind.RELAY_KILL).withCommitNotifications(),
         row("B1", "relay kill -9 (after claim / after ack)", 6, FaultKind.RELAY_KILL),
@@ -130,15 +166,30 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
         row("B10", "relay<->DB blackhole and latency", 6, FaultKind.PROXY_BLACKHOLE, FaultKind.PROXY_LATENCY),
         row("B11", "long-held business transactions", 5, FaultKind.LONG_TX),
         row("C1", "broker kill -9 + restart", 3, FaultKind.BROKER_KILL),
+        row("C2", "broker down for a long outage (kill -9, restarted after 5 min unless the figures say otherwise),"
+            + " relays' maxAttempts 5", 1, FaultKind.BROKER_OUTAGE).withRelayMaxAttempts(5),
         row("C3", "relay<->broker latency", 5, FaultKind.LINK_LATENCY),
         row("C4", "broker acks lost (request applied, reply dropped)", 6, FaultKind.LINK_DROP_ACK),
+        row("C10", "huge backlog after a long broker outage (scaled down: the figures give the outage and"
+            + " backlog played)", 1, FaultKind.BROKER_OUTAGE),
+        row("C5", "permanent broker rejection (an event above the broker's limit, below the library's): FAILED at"
+            + " once, its aggregate held, others flowing; then resolved by the operator", 3, FaultKind.BROKER_REJECTS),
         row("C11", "relay<->broker reset and blackhole", 6, FaultKind.LINK_RESET, FaultKind.LINK_BLACKHOLE),
         row("D1", "consumer kill -9 / SIGTERM / SIGSTOP", 8, FaultKind.CONSUMER_KILL,
             FaultKind.CONSUMER_TERM, FaultKind.CONSUMER_PAUSE),
+        row("D2", "consumer halted between its commit and its ack (forced)", 6, FaultKind.CONSUMER_HALT_COMMITTED),
         new Scenario("D4", "poison events and undecodable records", EnumSet.of(FaultKind.POISON_RECORD), 10,
             false, 0.10, 0.01, false),
+        row("D5", "handler always throws (20 poison ids): attempts == max, parked count exact, others flowing", 20,
+            FaultKind.POISON_THROWS),
+        row("D6", "handler halts the consumer JVM (Runtime.halt) on a poison id; consumers restarted until it is"
+            + " parked", 3, FaultKind.POISON_HALT),
+        row("D7", "handler hangs 45 s on its first run, past the broker's ack wait (NATS 30 s): redelivered"
+            + " meanwhile, applied once", 3, FaultKind.HANGING_HANDLER),
+        row("D8", "SERIALIZABLE consumers bumping hot rows: serialization failures and deadlocks retried, not"
+            + " parked", 0).withSerializableConsumers(),
         new Scenario("E1", "everything combined: >= 50 process kills, every other fault twice, seeded schedule",
-            EnumSet.complementOf(EnumSet.copyOf(FaultKind.WAL_ONLY)), 0, false, 0.10, 0.005, false)
+            allBut(FaultKind.WAL_ONLY, FaultKind.ROW_ONLY), 0, false, 0.10, 0.005, false)
             .withKillFloor(E1_KILLS));
   }
 
@@ -149,8 +200,16 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
    */
   public static Scenario smoke() {
     return new Scenario("SMOKE", "every fault kind once",
-        EnumSet.complementOf(EnumSet.of(FaultKind.DB_RESTART, FaultKind.DISK_FULL, FaultKind.SLOT_DROP)), 0, true,
-        0.10, 0.005, false);
+        allBut(EnumSet.of(FaultKind.DB_RESTART, FaultKind.DISK_FULL, FaultKind.SLOT_DROP), FaultKind.ROW_ONLY), 0,
+        true, 0.10, 0.005, false);
+  }
+
+  /** Every fault kind except those of {@code a} and {@code b}. */
+  private static Set<FaultKind> allBut(Set<FaultKind> a, Set<FaultKind> b) {
+    Set<FaultKind> all = EnumSet.allOf(FaultKind.class);
+    all.removeAll(a);
+    all.removeAll(b);
+    return all;
   }
 
   /**
@@ -163,7 +222,8 @@ public record Scenario(String id, String title, Set<FaultKind> kinds, int faults
     }
     return kinds.isEmpty() || eachOnce ? this
         : new Scenario(id, title, kinds, count, false, rollbackRate, poisonRate, walRelay, relayClockSkewSeconds, 0,
-            commitNotifications, databaseLocale);
+            commitNotifications, databaseLocale, relayMaxAttempts, serializableConsumers,
+        contendedAggregates);
   }
 
   /** How many faults the nemesis applies on a broker supporting {@code supported}. */

@@ -16,10 +16,23 @@ import java.util.Map;
  * @param stalls the relays' longest process stall and renewals past the TTL (what explains fencing)
  * @param drainMs from the last write to the end of the drain
  * @param runtimeMs the whole scenario
+ * @param figures the row's own expected figures ({@link RowChecks}), judged with the invariants
  */
 public record ScenarioResult(Scenario scenario, String broker, String store, int events, long seed,
     FaultVerdict verdict, Map<FaultKind, Integer> faults, long fenced, RelayStalls stalls, long drainMs,
-    long runtimeMs) {
+    long runtimeMs, RowFigures figures) {
+
+  /** A result of a row without figures of its own. */
+  public ScenarioResult(Scenario scenario, String broker, String store, int events, long seed,
+      FaultVerdict verdict, Map<FaultKind, Integer> faults, long fenced, RelayStalls stalls, long drainMs,
+      long runtimeMs) {
+    this(scenario, broker, store, events, seed, verdict, faults, fenced, stalls, drainMs, runtimeMs, RowFigures.NONE);
+  }
+
+  /** Every invariant zero and the row's own figures as expected. */
+  public boolean ok() {
+    return verdict.ok() && figures.ok();
+  }
 
   public int faultTotal() {
     return faults.values().stream().mapToInt(Integer::intValue).sum();
@@ -32,6 +45,6 @@ public record ScenarioResult(Scenario scenario, String broker, String store, int
   public String line() {
     return "[" + scenario.id() + " " + broker + "/" + store + "] seed=" + seed + " faults=" + faultTotal() + " "
         + verdict.line() + " fenced=" + fenced + " " + stalls.words() + " drainMs=" + drainMs + " runtimeMs=" + runtimeMs + " "
-        + (verdict.ok() ? "OK" : "FAIL");
+        + (figures.text().isEmpty() ? "" : "row: " + figures.text() + " ") + (ok() ? "OK" : "FAIL");
   }
 }

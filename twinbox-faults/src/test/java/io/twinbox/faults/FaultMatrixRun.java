@@ -97,9 +97,11 @@ class FaultMatrixRun {
         + " -Dfaults.brokers=" + String.join(",", brokers)
         + (store.equals(ProducerStore.POSTGRESQL) ? "" : " -Dfaults.store=" + store)
         + (wanted.contains("all") ? "" : " -Dfaults.scenarios=" + only)
-        + (faults > 0 ? " -Dfaults.count=" + faults : "");
+        + (faults > 0 ? " -Dfaults.count=" + faults : "")
+        + (System.getProperty("faults.outageSeconds") == null ? ""
+            : " -Dfaults.outageSeconds=" + System.getProperty("faults.outageSeconds"));
     ReportWriter.write(report, results, errors, command);
-    List<String> failed = results.stream().filter(r -> !r.verdict().ok()).map(ScenarioResult::line).toList();
+    List<String> failed = results.stream().filter(r -> !r.ok()).map(ScenarioResult::line).toList();
     assertThat(failed).as("scenarios that broke an invariant").isEmpty();
     assertThat(errors).as("scenarios that could not run").isEmpty();
   }

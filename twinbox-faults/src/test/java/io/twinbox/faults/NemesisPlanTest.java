@@ -32,7 +32,8 @@ class NemesisPlanTest {
       others.retainAll(E1.kinds());
       others.removeAll(FaultKind.KILLS);
       others.forEach(kind -> assertThat(counts.get(kind)).as(kind.name()).isEqualTo(2));
-      assertThat(counts.keySet()).doesNotContainAnyElementsOf(FaultKind.WAL_ONLY);
+      assertThat(counts.keySet()).doesNotContainAnyElementsOf(FaultKind.WAL_ONLY)
+          .doesNotContainAnyElementsOf(FaultKind.ROW_ONLY);
       assertThat(plan).hasSize(E1.faultCount(supported));
     }
   }

@@ -36,7 +36,35 @@ class ReportWriterTest {
     String md = Files.readString(file);
     assertThat(md).contains("| 17 (relay stall 2950 ms, 1 renewals past the TTL) |")
         .contains("[B1 nats/postgresql] seed=1").contains("fenced=17 relayStallMs=2950 renewalsPastTtl=1")
-        .contains("| 0 | 10 | OK |").contains("stands still for 1.33 s or more");
+        .contains("| 0 | 10 |  | OK |").contains("stands still for 1.33 s or more");
+  }
+
+  @Test
+  void aRowsOwnFigureThatMissesFailsTheRowWhoseInvariantsHold() throws Exception {
+    Path file = dir.resolve("FAULTS-REPORT.md");
+    ScenarioResult clean = result("D5", "kafka", "postgresql", 1);
+    ScenarioResult missed = new ScenarioResult(clean.scenario(), "kafka", "postgresql", 100, 1, clean.verdict(),
+        clean.faults(), 0, new RelayStalls(0, 0), 10, 20, new RowFigures("parked 19 (expected 20)", false));
+    assertThat(missed.verdict().ok()).isTrue();
+    assertThat(missed.ok()).isFalse();
+    ReportWriter.write(file, List.of(missed), List.of(), "cmd -Dfaults.seed=1 -Dfaults.brokers=kafka");
+    String md = Files.readString(file);
+    assertThat(md).contains("| 10 | parked 19 (expected 20) | **FAIL** |")
+        .contains("row: parked 19 (expected 20) FAIL").contains("1 run(s) FAILED or could not run");
+  }
+
+  @Test
+  void rowsOfAReportWithoutTheFiguresColumnAreKeptWithAnEmptyCell() throws Exception {
+    Path file = dir.resolve("FAULTS-REPORT.md");
+    Files.writeString(file, "```\ncmd -Dfaults.seed=1 -Dfaults.brokers=kafka\n```\n\n"
+        + "| Row | Scenario | Broker | Store | Faults | Committed | Rolled back | Published | Delivered "
+        + "| Lost (lib/broker) | Phantom | Dup deliveries | Dup effects | Order viol. | Apply order viol. | Stuck "
+        + "| Failed | Parked | Parked healthy | Fenced | Drain ms | Result |\n"
+        + "| B3 | relay SIGTERM | kafka | postgresql | relay_term×6 | 1 | 0 | 1 | 1 | 0 (0/0) | 0 | 0 | 0 | 0 | 0 | 0 "
+        + "| 0 | 0 | 0 | 0 | 21 | OK |\n\n```\n[B3 kafka/postgresql] seed=1 OK\n```\n");
+    ReportWriter.write(file, List.of(result(B1, "kafka", "postgresql", 1)), List.of(),
+        "cmd -Dfaults.seed=1 -Dfaults.brokers=kafka -Dfaults.scenarios=B1");
+    assertThat(Files.readString(file)).contains("| 0 | 0 | 0 | 0 | 21 |  | OK |").contains("2 scenario runs");
   }
 
   @Test
@@ -125,8 +153,9 @@ class ReportWriterTest {
         .doesNotContain("| kafka | relay_kill×6").contains("[B1 rabbitmq/postgresql] seed=4 faults=6 OK")
         .doesNotContain("[B1 kafka] seed=4").contains("old -Dfaults.n=100").contains("new -Dfaults.seed=9")
         .contains("2 scenario runs, 9 faults, all invariants zero")
-        // The kept row predates the apply-order and parked-healthy columns: not judged, not zero.
+        // The kept row predates the apply-order and parked-healthy columns: not judged, not zero; and
+        // the row's own figures: none.
         .contains("| rabbitmq | postgresql | relay_kill×6 | 90 | 10 | 90 | 90 | 0 (0/0) | 0 | 0 | 0 | 0 | – | 0 | 0 "
-            + "| 0 | – | 0 | 10 | OK |");
+            + "| 0 | – | 0 | 10 |  | OK |");
   }
 }

@@ -12,6 +12,10 @@ final class Pools {
    * has no such thing: its relay sessions are told apart by their client address).
    */
   static HikariDataSource open(String jdbcUrl, String user, String password, String name, int size) {
+    return new HikariDataSource(config(jdbcUrl, user, password, name, size));
+  }
+
+  private static HikariConfig config(String jdbcUrl, String user, String password, String name, int size) {
     HikariConfig hc = new HikariConfig();
     String sep = jdbcUrl.contains("?") ? "&" : "?";
     // A blackholed or half-dead connection must fail, not hang the process forever.
@@ -24,6 +28,14 @@ final class Pools {
     hc.setMinimumIdle(1);
     hc.setConnectionTimeout(10_000);
     hc.setPoolName(name);
+    return hc;
+  }
+
+  /** A pool whose connections run their transactions at {@code isolation} (e.g. {@code TRANSACTION_SERIALIZABLE}). */
+  static HikariDataSource open(String jdbcUrl, String user, String password, String name, int size,
+      String isolation) {
+    HikariConfig hc = config(jdbcUrl, user, password, name, size);
+    hc.setTransactionIsolation(isolation);
     return new HikariDataSource(hc);
   }
 

@@ -5,6 +5,7 @@ import io.twinbox.CompletionMode;
 import io.twinbox.Relay;
 import io.twinbox.RelayMode;
 import io.twinbox.RelayStats;
+import io.twinbox.RetryPolicy;
 import io.twinbox.jdbc.JdbcStore;
 import io.twinbox.kafka.KafkaPublisher;
 import io.twinbox.kafka.TopicRouter;
@@ -27,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  * {@code PUBLISHED} (not deleted) so that the checker can see them, every broker ack journaled.
  *
  * <p>Arguments: {@code <jdbc url> <user> <password> <transport> <node id> <lease ttl ms> <journal
- * file> <polling|wal>} (WAL: {@code RelayMode.WAL} on slot {@value #WAL_SLOT}), the transport as {@code kafka|<bootstrap>|<topic>}, {@code
+ * file> <polling|wal> <max attempts>} (0: the default {@code RetryPolicy}; C2 sets 5) (WAL: {@code RelayMode.WAL} on slot {@value #WAL_SLOT}), the transport as {@code kafka|<bootstrap>|<topic>}, {@code
  * rabbitmq|<host>|<port>|<exchange>} or {@code nats|<host>|<port>|<subject prefix>} (see {@link #transport}). Prints {@value #STARTED} once running, {@value #STATS} lines every 500 ms and
  * {@value #FINAL} on SIGTERM (with the longest stall of the whole process that the stats ticker saw,
  * see {@link StallGauge}). While the file {@link #haltTrigger} exists, the process halts just before
@@ -43,10 +44,11 @@ public final class RelayMain {
   private RelayMain() {}
 
   public static void main(String[] args) throws InterruptedException {
-    if (args.length != 8 || !args[7].equals("polling") && !args[7].equals("wal")) {
+    if (args.length != 9 || !args[7].equals("polling") && !args[7].equals("wal")) {
       throw new IllegalArgumentException("usage: RelayMain <jdbc url> <user> <password> <transport>"
-          + " <node id> <lease ttl ms> <journal> <polling|wal>");
+          + " <node id> <lease ttl ms> <journal> <polling|wal> <max attempts, 0 for the default>");
     }
+    int maxAttempts = Integer.parseInt(args[8]);
     HikariDataSource ds = Pools.open(args[0], args[1], args[2], "faults-relay-" + args[4], 6);
     Path haltTrigger = haltTrigger(Path.of(args[6]));
     JdbcStore store = JdbcStore.builder(HaltBeforeCompletion.wrap(ds, haltTrigger)).build();
@@ -62,6 +64,8 @@ public final class RelayMain {
         .mode(args[7].equals("wal") ? RelayMode.WAL : RelayMode.POLLING)
         .walSlot(WAL_SLOT)
         .walSweepInterval(Duration.ofMillis(200))
+        .retryPolicy(maxAttempts > 0 ? RetryPolicy.ofDefaults().toBuilder().maxAttempts(maxAttempts).build()
+            : RetryPolicy.ofDefaults())
         .build();
     CountDownLatch stopped = new CountDownLatch(1);
     StallGauge stalls = new StallGauge(500, 250);

@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * Kafka topics as a {@link MessageSource}: one poll's records are handed out one partition at a
  * time (offset order within it); the offsets of what was settled are committed with the next poll
  * and synchronously on close and on revocation; a partition stopped part-way is rewound so that the
- * rest is fetched again. The first record of each newly assigned partition is marked redelivered:
- * whatever was in flight before the assignment may have killed a process.
+ * rest is fetched again. The records of a newly assigned partition's first hand-out are marked
+ * redelivered: whatever was in flight before the assignment may have killed a process, and it may
+ * sit anywhere in that batch (FAULTS D6; {@code KafkaProcessKillingRecordTest}).
  *
  * <p><b>Read-ahead.</b> When the last partition of a poll is handed out, the next offset commit and
  * poll start on a thread of the source's own while the consumer's thread runs that partition's
@@ -91,7 +92,11 @@ public final class KafkaSource implements MessageSource {
     boolean fresh = assigned.remove(tp);
     List<ReceivedMessage> out = new ArrayList<>(current.size());
     for (ConsumerRecord<String, byte[]> r : current) {
-      out.add(ReceivedMessage.of(CloudEventDecoder.decode(r), fresh && out.isEmpty()));
+      // Every record of a newly assigned partition's first hand-out is a suspect, not only the first:
+      // the record that killed the previous owner may sit anywhere in the batch it had in flight
+      // (behind records of that batch, or behind records it committed whose offsets it had not).
+      // The inbox skips those it holds; only the others are run one at a time, counted first.
+      out.add(ReceivedMessage.of(CloudEventDecoder.decode(r), fresh));
     }
     return out;
   }

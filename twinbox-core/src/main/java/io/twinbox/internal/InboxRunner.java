@@ -338,9 +338,13 @@ public final class InboxRunner {
       attempts = n;
       counted = true;
       precounted = true;
-      if (n > retry.maxAttempts()) {
-        decidePark("the consumer stopped while processing this message " + (n - 1) + " times (maxAttempts "
-            + retry.maxAttempts() + ")", n - 1);
+      // n - 1 earlier runs were counted; the first may not have been (a message met in steady state
+      // is counted only once it comes back suspect), so it may have run n times already: park at
+      // n == maxAttempts, and a message that kills the process runs at most maxAttempts times
+      // (maxAttempts - 1 when its first run was already suspect). FAULTS D6.
+      if (n >= retry.maxAttempts()) {
+        decidePark("the consumer stopped while processing this message " + (n - 1) + " times since it came back"
+            + " suspect, and maybe once before (maxAttempts " + retry.maxAttempts() + ")", n);
       }
       return true;
     }

@@ -116,7 +116,9 @@ final class OrderingGuard {
     List<Map.Entry<InboxMessage, String>> out = new ArrayList<>();
     for (InboxMessage h : store.heldLongerThan(c, consumer, gapTimeout, limit)) {
       long missing = last(Aggregate.of(h)) + 1;
-      store.release(c, consumer, h.id());
+      if (!store.releaseHeld(c, consumer, h.id())) {
+        continue; // another consumer parked it meanwhile
+      }
       out.add(Map.entry(h, "ordering guard: sequence " + h.sequence() + " of " + h.aggregateType() + "/"
           + h.aggregateId() + " waited longer than gapTimeout (" + gapTimeout + ") for sequence " + missing
           + "; parked so that nothing is applied out of order"));

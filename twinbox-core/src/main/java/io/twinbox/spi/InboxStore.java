@@ -104,6 +104,17 @@ public interface InboxStore {
     throw new UnsupportedOperationException("this store has no ordering guard");
   }
 
+  /**
+   * As {@link #release}, and says whether the message was still held: false when another
+   * transaction released it first (two consumers parking the same overdue hold). The ordering
+   * guard parks an overdue hold only when this returns true. The default releases and answers true;
+   * stores with an ordering guard should answer from the statement's row count.
+   */
+  default boolean releaseHeld(Connection c, String consumer, String messageId) {
+    release(c, consumer, messageId);
+    return true;
+  }
+
   /** Up to {@code limit} messages held longer than {@code age} (store clock), oldest first. */
   default List<InboxMessage> heldLongerThan(Connection c, String consumer, Duration age, int limit) {
     throw new UnsupportedOperationException("this store has no ordering guard");

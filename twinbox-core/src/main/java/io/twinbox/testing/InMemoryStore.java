@@ -356,7 +356,12 @@ public final class InMemoryStore implements OutboxStore, OutboxAdminStore, Inbox
 
   @Override
   public void release(Connection c, String consumer, String messageId) {
-    transactions.run(c, tx -> inbox.release(tx, consumer, messageId));
+    releaseHeld(c, consumer, messageId);
+  }
+
+  @Override
+  public boolean releaseHeld(Connection c, String consumer, String messageId) {
+    return transactions.inTransaction(c, tx -> inbox.release(tx, consumer, messageId));
   }
 
   @Override

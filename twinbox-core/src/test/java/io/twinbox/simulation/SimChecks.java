@@ -266,7 +266,9 @@ final class SimChecks {
         v.violation("duplicate effects", w.id() + " applied " + applied + " times");
       }
       if (parks > 1) {
-        v.violation("parked twice", w.id() + " parked " + parks + " times");
+        v.violation("parked twice", w.id() + " parked " + parks + " times: " + store.parked(SimConsumer.GROUP).stream()
+            .filter(p -> p.message().id().equals(w.id())).map(p -> p.reason() + " [attempts " + p.attempts() + "]")
+            .toList());
       }
       if (w.poison()) {
         if (applied > 0 || parks == 0) {

@@ -190,10 +190,12 @@ public final class JdbcInboxStore implements InboxStore, InboxAdminStore, Exclus
 
   @Override
   public void release(Connection c, String consumer, String messageId) {
-    guard(c, "release a held message", conn -> {
-      dialect.inboxOrder().release(conn, consumer, messageId);
-      return null;
-    });
+    releaseHeld(c, consumer, messageId);
+  }
+
+  @Override
+  public boolean releaseHeld(Connection c, String consumer, String messageId) {
+    return guard(c, "release a held message", conn -> dialect.inboxOrder().release(conn, consumer, messageId));
   }
 
   @Override

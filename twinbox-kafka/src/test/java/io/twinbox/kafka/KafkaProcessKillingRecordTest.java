@@ -25,7 +25,6 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -96,14 +95,12 @@ class KafkaProcessKillingRecordTest {
    * The same record arriving while the consumer runs (not in the first batch after a start): its
    * first run is not a suspect one, so it is not counted before it runs. Parked after {@code
    * maxAttempts} restarts, as docs/consumer.md promises, means at most {@code maxAttempts} runs.
-   * Measured: {@code maxAttempts + 1} — {@code InboxRunner.countBeforeRun} parks when the count of
-   * suspect runs exceeds {@code maxAttempts}, and the first, unsuspected, death is never counted
-   * (fault row D6 on Kafka: one of three halting ids ran 6 times with maxAttempts 5). Disabled
-   * until the engine (InboxRunner, another engineer's work in progress) settles whether the first
-   * death counts.
+   * Measured before the fix: {@code maxAttempts + 1} — {@code InboxRunner.countBeforeRun} parked
+   * when the count of suspect runs exceeded {@code maxAttempts}, and the first, unsuspected, death
+   * is never counted (fault row D6 on Kafka: one of three halting ids ran 6 times with maxAttempts
+   * 5). It now parks when the count reaches {@code maxAttempts}.
    */
   @Test
-  @Disabled("FAULTS D6: a killer first met in steady state runs maxAttempts + 1 times (InboxRunner.countBeforeRun)")
   void aRecordThatKillsARunningConsumerIsParkedAfterAtMostMaxAttemptsRuns() throws Exception {
     topic = "killer-steady-" + UUID.randomUUID();
     broker.createTopic(topic, 1);

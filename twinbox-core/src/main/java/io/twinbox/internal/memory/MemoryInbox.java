@@ -171,12 +171,22 @@ public final class MemoryInbox {
     s.holds().put(key, new Held(m, clock.instant()));
   }
 
-  public void release(Tx tx, String consumer, String messageId) {
+  /**
+   * Forgets a held message; true when this transaction saw it held. The held row is locked first,
+   * as a DELETE locks it: a second transaction releasing it waits, then finds it gone.
+   */
+  public boolean release(Tx tx, String consumer, String messageId) {
     Staged s = staged(tx);
     Key key = new Key(consumer, messageId);
+    transactions.lock(tx, new HeldRow(key));
+    boolean was = s.holds().containsKey(key) || (held.containsKey(key) && !s.releases().contains(key));
     s.holds().remove(key);
     s.releases().add(key);
+    return was;
   }
+
+  /** The lock key of a held row (distinct from the inbox record's). */
+  private record HeldRow(Key key) {}
 
   /** The held messages of {@code consumer} as {@code tx} sees them, oldest first. */
   private List<Held> visibleHeld(Tx tx, String consumer) {

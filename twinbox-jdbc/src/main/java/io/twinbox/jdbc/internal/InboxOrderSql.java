@@ -93,11 +93,12 @@ public final class InboxOrderSql {
     }
   }
 
-  public void release(Connection c, String consumer, String messageId) throws SQLException {
+  /** @return whether the message was held (a row was deleted) */
+  public boolean release(Connection c, String consumer, String messageId) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(RELEASE)) {
       ps.setString(1, consumer);
       ps.setString(2, messageId);
-      ps.executeUpdate();
+      return ps.executeUpdate() > 0;
     }
   }
 

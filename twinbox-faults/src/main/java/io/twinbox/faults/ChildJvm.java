@@ -70,6 +70,11 @@ final class ChildJvm {
     return process != null && process.isAlive();
   }
 
+  /** The current process's pid, -1 before the first launch; a restart has a new one (the soak's samples). */
+  long pid() {
+    return process == null ? -1 : process.pid();
+  }
+
   /** {@code kill -9} and wait for the exit. */
   void kill9() {
     process.toHandle().destroyForcibly();

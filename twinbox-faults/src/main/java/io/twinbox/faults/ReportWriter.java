@@ -59,7 +59,7 @@ public final class ReportWriter {
     List<String> rows = new ArrayList<>();
     List<String> lines = new ArrayList<>();
     if (Files.exists(file)) {
-      keepOthers(Files.readAllLines(file, StandardCharsets.UTF_8), ran, commands, rows, lines);
+      keepOthers(SoakReport.matrixLines(Files.readAllLines(file, StandardCharsets.UTF_8)), ran, commands, rows, lines);
     }
     commands.add(command);
     for (ScenarioResult r : results) {
@@ -67,7 +67,7 @@ public final class ReportWriter {
       lines.add(r.line());
     }
     lines.addAll(errors);
-    Files.writeString(file, render(commands, rows, lines), StandardCharsets.UTF_8);
+    Files.writeString(file, render(commands, rows, lines) + SoakReport.kept(file), StandardCharsets.UTF_8);
   }
 
   private static String render(List<String> commands, List<String> rows, List<String> lines) {

@@ -125,8 +125,13 @@ public final class InboxConsumer implements AutoCloseable {
 
   private void run() {
     try {
+      long sessions = 0;
       while (running) {
         List<ReceivedMessage> batch = source.fetch();
+        if (source.sessions() != sessions) {
+          sessions = source.sessions();
+          runner.sessionStarted(); // holds get a full gapTimeout of delivery before any is overdue
+        }
         if (!batch.isEmpty()) {
           handle(batch);
         }

@@ -70,6 +70,17 @@ public final class DefaultInbox implements InboxEngine {
   @Override
   public Batch processQuietly(Connection connection, List<InboxMessage> messages, InboxHandler handler,
       boolean deferConflicts) {
+    return processQuietly(connection, messages, handler, deferConflicts, true);
+  }
+
+  /**
+   * As {@link #processQuietly(Connection, List, InboxHandler, boolean)}; without {@code parkOverdue}
+   * the ordering guard parks no hold as overdue in this batch (the consumer's grace after it
+   * (re)connected: a hold that aged while the broker was away has not waited for a gap).
+   */
+  @Override
+  public Batch processQuietly(Connection connection, List<InboxMessage> messages, InboxHandler handler,
+      boolean deferConflicts, boolean parkOverdue) {
     Objects.requireNonNull(connection, "connection cannot be null");
     Objects.requireNonNull(handler, "handler cannot be null");
     requireTransaction(connection);
@@ -121,7 +132,7 @@ public final class DefaultInbox implements InboxEngine {
     InboxBatchHandler batchHandler = handler instanceof InboxBatchHandler b ? b : null;
     OrderingGuard guard = guard(connection, messages, outcomes);
     Guarded guarded = new Guarded(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-    if (guard != null && config.ordering() == InboxOrdering.DELTA) {
+    if (parkOverdue && guard != null && config.ordering() == InboxOrdering.DELTA) {
       guarded.parked().addAll(parkOverdue(store, connection, config, guard));
     }
     // What the handler applies, in order; the index of each in the batch (-1: released from hold).

@@ -23,6 +23,12 @@ public interface InboxEngine extends Inbox {
   DefaultInbox.Batch processQuietly(Connection connection, List<InboxMessage> messages, InboxHandler handler,
       boolean deferConflicts);
 
+  /** As {@link DefaultInbox#processQuietly(Connection, List, InboxHandler, boolean, boolean)}. */
+  default DefaultInbox.Batch processQuietly(Connection connection, List<InboxMessage> messages, InboxHandler handler,
+      boolean deferConflicts, boolean parkOverdue) {
+    return processQuietly(connection, messages, handler, deferConflicts);
+  }
+
   /** Tells the listener the outcomes of a committed batch. */
   void report(DefaultInbox.Batch batch);
 

@@ -113,7 +113,7 @@ public final class InboxRunner {
     }
     overdueChecked = true;
     nextOverdueCheck = now + OVERDUE_CHECK_NANOS;
-    if (inbox.config().ordering() != InboxOrdering.DELTA) {
+    if (inbox.config().ordering() != InboxOrdering.DELTA || !overdueAllowed()) {
       return 0;
     }
     List<DefaultInbox.Parked> parkedNow;
@@ -136,6 +136,30 @@ public final class InboxRunner {
       inbox.reportParked(p.message(), p.reason());
     }
     return parkedNow.size();
+  }
+
+  private boolean inGrace;
+  private long graceUntil;
+
+  /**
+   * The source started delivering again (a connection, a subscription, a partition assignment):
+   * for one {@code gapTimeout} from now no hold is parked as overdue. A hold that aged while the
+   * broker was down or this consumer was away did not wait for a gap — the message it waits for may
+   * sit in the queue, or in another consumer's unacknowledged prefetch, and comes once delivery
+   * resumes (FAULTS C2 on RabbitMQ: a 5-minute outage parked 95 healthy messages, and every later
+   * message of their aggregates stayed held behind them).
+   */
+  public void sessionStarted() {
+    inGrace = true;
+    graceUntil = ticker.nanoTime() + inbox.config().gapTimeout().toNanos();
+  }
+
+  private boolean overdueAllowed() {
+    if (inGrace && ticker.nanoTime() - graceUntil < 0) {
+      return false;
+    }
+    inGrace = false;
+    return true;
   }
 
   /** Told which items, {@code [from, to)}, a transaction just brought to a committed end. */
@@ -534,7 +558,7 @@ public final class InboxRunner {
       try {
         // The listener hears of the outcomes only after the commit: a batch that fails later and
         // is retried must not count its leading messages twice.
-        DefaultInbox.Batch quiet = inbox.processQuietly(c, batch, handler, true);
+        DefaultInbox.Batch quiet = inbox.processQuietly(c, batch, handler, true, overdueAllowed());
         if (quiet.conflict() != null) {
           c.rollback(); // the inbox records of this batch; nothing ran
           return new ConflictFound(quiet.conflict());

@@ -63,6 +63,37 @@ class InboxRunnerOverdueHoldTest {
   }
 
   @Test
+  void holdsGetAFullGapTimeoutOfDeliveryAfterTheSourceReconnects() throws InterruptedException {
+    Inbox inbox = Inbox.builder(store, "payments").ordering(InboxOrdering.DELTA).gapTimeout(Duration.ofSeconds(5))
+        .build();
+    InboxRunner runner = new InboxRunner(inbox, store.dataSource(), (c, m) -> applied.add(m.id()), 10,
+        RetryPolicy.ofDefaults(), () -> true, ticker);
+    runner.processRedeliverable(List.of(item("m1", 1), item("m3", 3)), new boolean[2], (from, to) -> {});
+    // The broker is away for longer than gapTimeout; the hold ages meanwhile. Then delivery resumes.
+    clock.advance(Duration.ofSeconds(60));
+    now += 60_000_000_000L;
+    runner.sessionStarted();
+    assertThat(runner.parkOverdueHeldIfDue()).as("in the grace after the reconnect").isZero();
+    // m2 was in the queue all along and comes right after the reconnect: m2 and m3 are applied.
+    runner.processRedeliverable(List.of(item("m2", 2)), new boolean[1], (from, to) -> {});
+    assertThat(applied).containsExactly("m1", "m2", "m3");
+    assertThat(store.parked("payments")).isEmpty();
+  }
+
+  @Test
+  void afterTheGraceAnOverdueHoldIsParked() throws InterruptedException {
+    Inbox inbox = Inbox.builder(store, "payments").ordering(InboxOrdering.DELTA).gapTimeout(Duration.ofSeconds(5))
+        .build();
+    InboxRunner runner = new InboxRunner(inbox, store.dataSource(), (c, m) -> applied.add(m.id()), 10,
+        RetryPolicy.ofDefaults(), () -> true, ticker);
+    runner.sessionStarted();
+    runner.processRedeliverable(List.of(item("m1", 1), item("m3", 3)), new boolean[2], (from, to) -> {});
+    clock.advance(Duration.ofSeconds(6));
+    now += 6_000_000_000L;
+    assertThat(runner.parkOverdueHeldIfDue()).isEqualTo(1);
+  }
+
+  @Test
   void withoutOrderingItNeverLooks() {
     Inbox inbox = Inbox.builder(store, "payments").build();
     InboxRunner runner = new InboxRunner(inbox, store.dataSource(), (c, m) -> {}, 10, RetryPolicy.ofDefaults(),

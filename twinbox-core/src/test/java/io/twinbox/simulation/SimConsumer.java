@@ -142,6 +142,7 @@ final class SimConsumer implements SimProcess {
         .maxDelay(Duration.ofMillis(100)).jitter(0).build();
     runner = new InboxRunner(inbox, world.store.dataSource(), handler(), 5, retry,
         () -> alive && ticker.sleepsThisStep() < SLEEPS_PER_STEP, ticker);
+    runner.sessionStarted(); // as InboxConsumer does when its source first delivers
     alive = true;
     world.trace.add(world.time, name, "started at offset " + offset);
   }

@@ -630,26 +630,7 @@ public final class FaultRun implements AutoCloseable {
 
   /** Waits until nothing is pending and the consumers applied or parked everything. */
   private void drain() {
-    long committed = count(producerDb.dataSource(), "SELECT count(*) FROM orders");
-    long lastProgress = System.nanoTime();
-    long lastDone = -1;
-    while (true) {
-      long pending = count(producerDb.dataSource(), "SELECT count(*) FROM twinbox_outbox WHERE status = 'PENDING'");
-      long done = count(consumerDb.dataSource(), "SELECT count(*) FROM effect")
-          + count(consumerDb.dataSource(), "SELECT count(DISTINCT message_id) FROM twinbox_inbox_parked");
-      if (pending == 0 && done >= committed) {
-        return;
-      }
-      if (done != lastDone) {
-        lastDone = done;
-        lastProgress = System.nanoTime();
-      }
-      if (System.nanoTime() - lastProgress > Duration.ofSeconds(120).toNanos()) {
-        LOG.warn("{}: drain stalled: pending={} consumed={} of {}", scenario.id(), pending, done, committed);
-        return;
-      }
-      ChildJvm.sleep(250);
-    }
+    Drain.untilApplied(producerDb.dataSource(), consumerDb.dataSource(), Duration.ofSeconds(120), 250, scenario.id());
   }
 
   private RunFacts facts() throws IOException {
@@ -765,12 +746,7 @@ public final class FaultRun implements AutoCloseable {
   }
 
   private static long count(DataSource ds, String sql) {
-    try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    } catch (SQLException e) {
-      throw new IllegalStateException(sql, e);
-    }
+    return Drain.count(ds, sql);
   }
 
   private static List<Map<String, Object>> rows(DataSource ds, String sql) {

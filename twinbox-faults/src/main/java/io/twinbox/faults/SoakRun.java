@@ -502,29 +502,10 @@ public final class SoakRun implements AutoCloseable {
   }
 
   private void drain() {
-    long committed = count(producerDb.dataSource(), "SELECT count(*) FROM orders");
-    long lastProgress = System.nanoTime();
-    long lastDone = -1;
-    while (true) {
-      long pending = count(producerDb.dataSource(), "SELECT count(*) FROM twinbox_outbox WHERE status = 'PENDING'");
-      long done = count(consumerDb.dataSource(), "SELECT count(*) FROM effect")
-          + count(consumerDb.dataSource(), "SELECT count(DISTINCT message_id) FROM twinbox_inbox_parked");
-      if (pending == 0 && done >= committed) {
-        return;
-      }
-      if (done != lastDone) {
-        lastDone = done;
-        lastProgress = System.nanoTime();
-      }
-      // Not FaultRun's 120 s: after a broker restart the consumer group can sit in a rebalance for
-      // the whole rebalance timeout (max.poll.interval.ms, 300 s), applying nothing. The hour's soak
-      // of seed 21 gave up there with 556,277 effects unapplied (lost 0: all were on the broker).
-      if (System.nanoTime() - lastProgress > Duration.ofSeconds(600).toNanos()) {
-        LOG.warn("soak: drain stalled: pending={} consumed={} of {}", pending, done, committed);
-        return;
-      }
-      ChildJvm.sleep(1_000);
-    }
+    // Not FaultRun's 120 s: after a broker restart the consumer group can sit in a rebalance for
+    // the whole rebalance timeout (max.poll.interval.ms, 300 s), applying nothing. The hour's soak
+    // of seed 21 gave up there with 556,277 effects unapplied (lost 0: all were on the broker).
+    Drain.untilApplied(producerDb.dataSource(), consumerDb.dataSource(), Duration.ofSeconds(600), 1_000, "soak");
   }
 
   private RunFacts facts() throws IOException {
@@ -653,11 +634,6 @@ public final class SoakRun implements AutoCloseable {
   }
 
   private static long count(DataSource ds, String sql) {
-    try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    } catch (SQLException e) {
-      throw new IllegalStateException(sql, e);
-    }
+    return Drain.count(ds, sql);
   }
 }

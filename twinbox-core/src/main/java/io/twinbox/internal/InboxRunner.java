@@ -13,8 +13,10 @@ import io.twinbox.UnprocessableMessageException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -42,9 +44,18 @@ import org.slf4j.LoggerFactory;
  *       COMMIT (a deferred constraint, an error the handler swallowed); see {@link Blame}.
  *   <li>Parking is total (the store clips what does not fit); a park the database still refuses is
  *       retried with backoff — only the park, never the handler — and reported to the listener.
- *   <li>In suspect mode (right after a restart or rebalance) the first message is counted
- *       <em>before</em> its handler runs, so a message that kills the process is parked after
- *       {@code maxAttempts} restarts instead of crashing the consumer forever.
+ *   <li>A redelivered message the inbox does not hold yet (right after a restart or rebalance)
+ *       is a suspect: it may be the one that killed the process, so an attempt is counted
+ *       <em>before</em> its handler runs, and a message that kills the process is parked after
+ *       {@code maxAttempts} runs instead of crashing the consumer forever. Suspects with no
+ *       counted attempt yet run in ordinary batches, each batch's suspects counted first in one
+ *       short transaction; a suspect with an attempt counted already (it was in a transaction
+ *       that never ended) runs alone. A killer thus dies once in its batch, then alone, and its
+ *       batch's other messages run alone once and are done: one extra short transaction per
+ *       batch after a restart instead of two per message, which a consumer that crashes often
+ *       needs to make progress at all (with {@code maxAttempts} below 3, or a store that cannot
+ *       read counters, every suspect runs alone, as a killer's neighbours would otherwise be
+ *       parked).
  * </ul>
  *
  * <p>Every retry pauses: database trouble and failed parks for 200 ms doubling up to 5 s, handler
@@ -180,14 +191,17 @@ public final class InboxRunner {
   public int processRedeliverable(List<Item> items, boolean[] redelivered, Committed committed)
       throws InterruptedException {
     List<Item> admitted = admit(items);
-    boolean[] suspect = suspects(admitted, redelivered);
+    boolean[] fresh = new boolean[admitted.size()];
+    boolean[] suspect = suspects(admitted, redelivered, fresh);
     int start = 0;
     while (start < admitted.size()) {
       int end = start + 1;
       while (end < admitted.size() && !suspect[end]) {
         end++;
       }
-      int done = process(admitted.subList(start, end), suspect[start]);
+      parkedIds.clear();
+      int done = new Run(admitted.subList(start, end), suspect[start],
+          java.util.Arrays.copyOfRange(fresh, start, end)).toEnd();
       if (done > 0) {
         committed.items(start, start + done);
       }
@@ -200,18 +214,21 @@ public final class InboxRunner {
   }
 
   /**
-   * Which items start a run of their own in suspect mode. A redelivered message is suspect — it
-   * may be the one that stopped the process, so an attempt is counted before its handler runs —
-   * unless this consumer's inbox already holds its id: then it was processed and only its ack was
-   * lost, no handler will run for it, and it joins an ordinary batch as a duplicate. Without this,
-   * a batch redelivered after its ack deadline (a slow consumer) is handled one message and two
-   * transactions at a time, which makes the next batch late too: a redelivery storm. One short
-   * read for the whole batch; if it fails, every redelivered message stays suspect.
+   * Which items start a run of their own in suspect mode, and which are suspects that may share a
+   * batch. A redelivered message is suspect — it may be the one that stopped the process, so an
+   * attempt is counted before its handler runs — unless this consumer's inbox already holds its
+   * id: then it was processed and only its ack was lost, no handler will run for it, and it joins
+   * an ordinary batch as a duplicate. Without this, a batch redelivered after its ack deadline (a
+   * slow consumer) is handled one message and two transactions at a time, which makes the next
+   * batch late too: a redelivery storm. A suspect with no attempt counted yet is {@code fresh}: it
+   * runs in a batch, counted first with the batch's other fresh suspects. One short read for the
+   * whole batch; if it fails, every redelivered message runs alone.
    *
    * @param redelivered per item, whether the broker says it delivered the message before
-   * @return per item, whether it starts a suspect run
+   * @param fresh filled in: per item, a suspect that may share a batch
+   * @return per item, whether it starts a suspect run of its own
    */
-  private boolean[] suspects(List<Item> items, boolean[] redelivered) {
+  private boolean[] suspects(List<Item> items, boolean[] redelivered, boolean[] fresh) {
     boolean[] suspect = redelivered.clone();
     List<Integer> asked = new ArrayList<>();
     List<String> ids = new ArrayList<>();
@@ -225,8 +242,12 @@ public final class InboxRunner {
       return suspect;
     }
     Set<String> known;
+    Map<String, Integer> counted;
     try (Connection c = dataSource.getConnection()) {
       known = inbox.store().storedHashes(c, inbox.consumer(), ids).keySet();
+      // Below 3 attempts a killer's neighbours, counted once in its batch and once alone, would be parked.
+      counted = retry.maxAttempts() < 3 ? null
+          : inbox.store().storedAttempts(c, inbox.consumer(), ids.stream().distinct().toList());
       if (!c.getAutoCommit()) {
         c.rollback();
       }
@@ -236,7 +257,10 @@ public final class InboxRunner {
       return suspect;
     }
     for (int i : asked) {
-      suspect[i] = !known.contains(items.get(i).message().id());
+      String id = items.get(i).message().id();
+      boolean unknown = !known.contains(id);
+      fresh[i] = unknown && counted != null && !counted.containsKey(id);
+      suspect[i] = unknown && !fresh[i];
     }
     return suspect;
   }
@@ -248,7 +272,7 @@ public final class InboxRunner {
    */
   public int process(List<Item> items, boolean suspect) throws InterruptedException {
     parkedIds.clear(); // kept for one call only: adapters ask right after it (or in its callback)
-    return new Run(admit(items), suspect).toEnd();
+    return new Run(admit(items), suspect, null).toEnd();
   }
 
   /** Tells the inbox's listener that {@code message} committed, with its latencies. */
@@ -295,6 +319,12 @@ public final class InboxRunner {
    */
   private final class Run {
     private final List<Item> items;
+    /** Per item, a suspect to count before the transaction it runs in; null: none. */
+    private final boolean[] fresh;
+    /** Fresh suspects counted for a transaction that has not ended yet: id → counter. */
+    private final Map<String, Integer> batchCounted = new HashMap<>();
+    /** Fresh suspects that ran and failed without stopping the process: counted on failure from now on. */
+    private final Set<String> ranHere = new HashSet<>();
     private boolean suspect;
     private int done;
     private int cap = batchSize;
@@ -320,9 +350,10 @@ public final class InboxRunner {
     private boolean aheadCounted;
     private String aheadPark;
 
-    Run(List<Item> items, boolean suspect) {
+    Run(List<Item> items, boolean suspect, boolean[] fresh) {
       this.items = items;
       this.suspect = suspect;
+      this.fresh = fresh;
     }
 
     int toEnd() throws InterruptedException {
@@ -343,6 +374,9 @@ public final class InboxRunner {
       if (parkReason == null && suspect && !precounted && !countBeforeRun(head.message())) {
         return;
       }
+      if (parkReason == null && !suspect && !countBatchBeforeRun()) {
+        return;
+      }
       if (parkReason != null) {
         parkHead(head.message());
       } else {
@@ -359,9 +393,16 @@ public final class InboxRunner {
         pause("cannot count an attempt", e);
         return false;
       }
+      adoptCount(n);
+      return true;
+    }
+
+    /** The head's attempt of the coming run is counted ({@code n}): it runs alone, or is parked. */
+    private void adoptCount(int n) {
       attempts = n;
       counted = true;
       precounted = true;
+      suspect = true;
       // n - 1 earlier runs were counted; the first may not have been (a message met in steady state
       // is counted only once it comes back suspect), so it may have run n times already: park at
       // n == maxAttempts, and a message that kills the process runs at most maxAttempts times
@@ -370,18 +411,62 @@ public final class InboxRunner {
         decidePark("the consumer stopped while processing this message " + (n - 1) + " times since it came back"
             + " suspect, and maybe once before (maxAttempts " + retry.maxAttempts() + ")", n);
       }
+    }
+
+    /**
+     * Counts the fresh suspects of the coming transaction in one short transaction, before any of
+     * them runs. A counter above 1 (another consumer counted it meanwhile, or a lost reply made
+     * this one count twice) makes that message run alone when its turn comes.
+     */
+    private boolean countBatchBeforeRun() throws InterruptedException {
+      if (fresh == null) {
+        return true;
+      }
+      int end = Math.min(items.size(), done + cap);
+      java.util.LinkedHashSet<String> ids = new java.util.LinkedHashSet<>();
+      for (int i = done; i < end && items.get(i).decodeFailure() == null; i++) { // the transaction ends there
+        String id = items.get(i).message().id();
+        if (fresh[i] && !batchCounted.containsKey(id) && !ranHere.contains(id)) {
+          ids.add(id);
+        }
+      }
+      if (!ids.isEmpty()) {
+        try {
+          batchCounted.putAll(inbox.store().recordAttempts(inbox.consumer(), List.copyOf(ids),
+              "in a batch redelivered after a restart"));
+        } catch (TwinboxException e) {
+          pause("cannot count attempts", e);
+          return false;
+        }
+      }
+      Integer n = batchCounted.get(items.get(done).message().id());
+      if (n != null && n > 1 && items.get(done).decodeFailure() == null) {
+        batchCounted.remove(items.get(done).message().id());
+        adoptCount(n);
+      }
       return true;
     }
 
     private void runBatch() throws InterruptedException {
       int end = suspect ? done + 1 : Math.min(items.size(), done + cap);
       int stop = done;
-      while (stop < end && items.get(stop).decodeFailure() == null) {
-        stop++;
+      while (stop < end && items.get(stop).decodeFailure() == null
+          && (stop == done || batchCounted.getOrDefault(items.get(stop).message().id(), 1) <= 1)) {
+        stop++; // a batch-counted suspect whose counter says it ran before waits to run alone
       }
       List<InboxMessage> batch = items.subList(done, stop).stream().map(Item::message).toList();
-      Outcome outcome = commit(batch, counted);
+      List<String> clear = new ArrayList<>();
+      if (counted) {
+        clear.add(batch.get(0).id());
+      }
+      for (InboxMessage m : batch) {
+        if (batchCounted.containsKey(m.id()) && !clear.contains(m.id())) {
+          clear.add(m.id());
+        }
+      }
+      Outcome outcome = commit(batch, clear);
       if (outcome instanceof Done) {
+        clear.forEach(batchCounted::remove);
         advance(batch.size());
       } else if (outcome instanceof ConflictFound k) {
         if (k.conflict().index() == 0) {
@@ -448,7 +533,11 @@ public final class InboxRunner {
     /** The head failed: one attempt used (counted before, in suspect mode); parked when they are spent. */
     private void blameHead(InboxMessage m, Throwable cause, String what) throws InterruptedException {
       int n = attempts;
-      if (!precounted) {
+      Integer batchCount = precounted ? null : batchCounted.remove(m.id());
+      if (batchCount != null) {
+        n = batchCount; // this run was counted with its batch
+        ranHere.add(m.id());
+      } else if (!precounted) {
         try {
           n = inbox.store().recordAttempt(inbox.consumer(), m.id(), describe(cause));
         } catch (TwinboxException e) {
@@ -484,11 +573,17 @@ public final class InboxRunner {
         aheadPark = "unprocessable: " + Reasons.of(cause);
         return;
       }
-      try {
-        aheadAttempts = inbox.store().recordAttempt(inbox.consumer(), m.id(), describe(cause));
-      } catch (TwinboxException e) {
-        pause("cannot count an attempt", e); // it runs again as the head and is counted then
-        return;
+      Integer batchCount = batchCounted.remove(m.id());
+      if (batchCount != null) {
+        aheadAttempts = batchCount; // this run was counted with its batch
+        ranHere.add(m.id());
+      } else {
+        try {
+          aheadAttempts = inbox.store().recordAttempt(inbox.consumer(), m.id(), describe(cause));
+        } catch (TwinboxException e) {
+          pause("cannot count an attempt", e); // it runs again as the head and is counted then
+          return;
+        }
       }
       aheadId = m.id();
       aheadCounted = true;
@@ -513,6 +608,7 @@ public final class InboxRunner {
 
     private void parkHead(InboxMessage m) throws InterruptedException {
       if (park(m, parkReason, parkAttempts)) {
+        batchCounted.remove(m.id()); // the park cleared its counter
         advance(1);
       } else {
         pause("cannot park message " + m.id(), null);
@@ -552,7 +648,8 @@ public final class InboxRunner {
   /** {@code index}: the message whose handler threw ({@code -1}: none to blame); 0 outside handlers. */
   private record Failed(int index, Throwable cause, boolean inHandler) implements Outcome {}
 
-  private Outcome commit(List<InboxMessage> batch, boolean clearAttempts) {
+  /** @param clearAttempts the messages whose attempt counters end with this transaction */
+  private Outcome commit(List<InboxMessage> batch, List<String> clearAttempts) {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
@@ -563,8 +660,10 @@ public final class InboxRunner {
           c.rollback(); // the inbox records of this batch; nothing ran
           return new ConflictFound(quiet.conflict());
         }
-        if (clearAttempts) {
-          inbox.store().clearAttempts(c, inbox.consumer(), batch.get(0).id());
+        if (clearAttempts.size() == 1) {
+          inbox.store().clearAttempts(c, inbox.consumer(), clearAttempts.get(0));
+        } else if (!clearAttempts.isEmpty()) {
+          inbox.store().clearAttempts(c, inbox.consumer(), clearAttempts);
         }
         inbox.store().requireCommittable(c); // else a swallowed error turns the commit into a silent rollback
         c.commit();

@@ -50,6 +50,40 @@ public interface InboxStore {
   /** Forgets the attempt counter once the message is processed or parked. */
   void clearAttempts(Connection c, String consumer, String messageId);
 
+  /**
+   * The attempt counters of these messages (a message without one is absent), read on {@code c}.
+   * The consumer runner asks after a restart: a redelivered message whose counter is still 0 may
+   * run in a batch with its peers, counted first all at once; one with a counter runs alone. The
+   * default answers {@code null}, "cannot say": every redelivered message the inbox does not hold
+   * then runs alone, counted first — correct, but two transactions per message after a restart.
+   *
+   * @param ids distinct message ids
+   */
+  default Map<String, Integer> storedAttempts(Connection c, String consumer, List<String> ids) {
+    return null;
+  }
+
+  /**
+   * As {@link #recordAttempt} for several messages, in one short transaction of its own (the
+   * default: one per message). Returns each message's new counter.
+   *
+   * @param ids distinct message ids
+   */
+  default Map<String, Integer> recordAttempts(String consumer, List<String> ids, String error) {
+    Map<String, Integer> counts = new java.util.LinkedHashMap<>();
+    for (String id : ids) {
+      counts.put(id, recordAttempt(consumer, id, error));
+    }
+    return counts;
+  }
+
+  /** As {@link #clearAttempts(Connection, String, String)} for several messages, in the caller's transaction. */
+  default void clearAttempts(Connection c, String consumer, List<String> messageIds) {
+    for (String id : messageIds) {
+      clearAttempts(c, consumer, id);
+    }
+  }
+
   /** Deletes up to {@code limit} inbox records older than {@code age}; returns how many. */
   int purgeProcessed(Duration age, int limit);
 

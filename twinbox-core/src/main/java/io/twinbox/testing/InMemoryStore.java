@@ -319,6 +319,23 @@ public final class InMemoryStore implements OutboxStore, OutboxAdminStore, Inbox
   }
 
   @Override
+  public Map<String, Integer> storedAttempts(Connection c, String consumer, List<String> ids) {
+    return transactions.inTransaction(c, tx -> inbox.storedAttempts(consumer, ids));
+  }
+
+  /** All counters in one step, as the JDBC store does in one transaction. */
+  @Override
+  public Map<String, Integer> recordAttempts(String consumer, List<String> ids, String error) {
+    return sync(() -> {
+      Map<String, Integer> counts = new java.util.LinkedHashMap<>();
+      for (String id : ids) {
+        counts.put(id, inbox.recordAttempt(consumer, id, error));
+      }
+      return counts;
+    });
+  }
+
+  @Override
   public void clearAttempts(Connection c, String consumer, String messageId) {
     transactions.run(c, tx -> inbox.clearAttempts(tx, consumer, messageId));
   }

@@ -212,6 +212,34 @@ public abstract class InboxStoreContract {
     assertThat(fixture.inboxIds()).containsExactly("new");
   }
 
+  @Test
+  final void attemptCountersAreReadCountedAndClearedForSeveralMessagesAtOnce() throws Exception {
+    store.recordAttempt("payments", "a1", "boom");
+    store.recordAttempt("other", "a2", "another consumer's");
+    try (Connection c = ds.getConnection()) {
+      assertThat(store.storedAttempts(c, "payments", List.of("a1", "a2", "a3"))).containsExactly(Map.entry("a1", 1));
+    }
+    assertThat(store.recordAttempts("payments", List.of("a3", "a1", "a2"), "in a batch\u0000 after a restart"))
+        .containsOnly(Map.entry("a1", 2), Map.entry("a2", 1), Map.entry("a3", 1));
+    List<String> many = new java.util.ArrayList<>();
+    for (int i = 0; i < 1_500; i++) { // more than one statement's worth of ids
+      many.add("many-" + i);
+    }
+    assertThat(store.recordAttempts("payments", many, "e")).hasSize(1_500).allSatisfy((id, n) -> assertThat(n).isOne());
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      store.clearAttempts(c, "payments", List.of("a1", "a3"));
+      store.clearAttempts(c, "payments", many);
+      c.commit();
+    }
+    try (Connection c = ds.getConnection()) {
+      List<String> asked = new java.util.ArrayList<>(many);
+      asked.addAll(List.of("a1", "a2", "a3"));
+      assertThat(store.storedAttempts(c, "payments", asked)).containsExactly(Map.entry("a2", 1));
+      assertThat(store.storedAttempts(c, "other", List.of("a2"))).containsExactly(Map.entry("a2", 1));
+    }
+  }
+
   // ---- the ordering guard (R17)
 
   private static InboxMessage seq(String id, String aggregateId, long sequence, int amount) {

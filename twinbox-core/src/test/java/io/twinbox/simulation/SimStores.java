@@ -40,6 +40,8 @@ final class SimStores {
       } catch (RuntimeException e) {
         if (attemptRefused != null && method.getName().equals("recordAttempt")) {
           attemptRefused.accept((String) args[1]);
+        } else if (attemptRefused != null && method.getName().equals("recordAttempts")) {
+          ((java.util.List<?>) args[1]).forEach(id -> attemptRefused.accept((String) id));
         }
         throw e;
       }

@@ -149,6 +149,42 @@ public final class JdbcInboxStore implements InboxStore, InboxAdminStore, Exclus
   }
 
   @Override
+  public void clearAttempts(Connection c, String consumer, List<String> messageIds) {
+    try {
+      dialect.inboxClearAttempts(c, consumer, messageIds);
+    } catch (SQLException e) {
+      throw Transactions.map(dialect, "clear attempts", e);
+    }
+  }
+
+  @Override
+  public Map<String, Integer> storedAttempts(Connection c, String consumer, List<String> ids) {
+    try {
+      return dialect.inboxAttempts(c, consumer, ids);
+    } catch (SQLException e) {
+      throw Transactions.map(dialect, "read attempt counters", e);
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One transaction, counters taken in id order: two consumers counting overlapping batches
+   * after a rebalance lock their rows in the same order and cannot deadlock.
+   */
+  @Override
+  public Map<String, Integer> recordAttempts(String consumer, List<String> ids, String error) {
+    List<String> sorted = ids.stream().sorted().toList();
+    return Transactions.run(dataSource, dialect, "record attempts", c -> {
+      Map<String, Integer> counts = new java.util.LinkedHashMap<>();
+      for (String id : sorted) {
+        counts.put(id, dialect.inboxRecordAttempt(c, consumer, id, error));
+      }
+      return counts;
+    });
+  }
+
+  @Override
   public int purgeProcessed(Duration age, int limit) {
     return Transactions.run(dataSource, dialect, "purge inbox records", c -> dialect.inboxPurge(c, age, limit));
   }

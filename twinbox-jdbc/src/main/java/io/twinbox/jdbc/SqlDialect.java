@@ -212,6 +212,15 @@ public interface SqlDialect {
     inbox().clearAttempts(c, consumer, messageId);
   }
 
+  default void inboxClearAttempts(Connection c, String consumer, List<String> messageIds) throws SQLException {
+    inbox().clearAttempts(c, consumer, messageIds);
+  }
+
+  /** The attempt counters of these messages; one without a counter is absent. */
+  default Map<String, Integer> inboxAttempts(Connection c, String consumer, List<String> ids) throws SQLException {
+    return inbox().attempts(c, consumer, ids);
+  }
+
   /** Deletes up to {@code limit} inbox records older than {@code age}. */
   default int inboxPurge(Connection c, Duration age, int limit) throws SQLException {
     return inbox().purge(c, age, limit);

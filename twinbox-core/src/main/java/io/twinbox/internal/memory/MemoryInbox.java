@@ -132,6 +132,18 @@ public final class MemoryInbox {
     return attempts.merge(new Key(consumer, messageId), 1, Integer::sum);
   }
 
+  /** The committed attempt counters of these messages; a message without one is absent. */
+  public Map<String, Integer> storedAttempts(String consumer, Collection<String> ids) {
+    Map<String, Integer> out = new HashMap<>();
+    for (String id : ids) {
+      Integer n = attempts.get(new Key(consumer, id));
+      if (n != null) {
+        out.put(id, n);
+      }
+    }
+    return out;
+  }
+
   public void clearAttempts(Tx tx, String consumer, String messageId) {
     staged(tx).cleared().add(new Key(consumer, messageId));
   }

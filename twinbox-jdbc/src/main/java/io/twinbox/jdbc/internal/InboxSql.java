@@ -3,8 +3,12 @@ package io.twinbox.jdbc.internal;
 import io.twinbox.spi.ParkedRow;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The inbox statements both dialects run the same way — park (full and minimal, each also recording
@@ -27,6 +31,13 @@ public final class InboxSql {
   private static final String PARK_MINIMAL = """
       INSERT INTO twinbox_inbox_parked (consumer, message_id, payload_hash, reason, attempts) VALUES (?, ?, ?, ?, ?)""";
   private static final String CLEAR_ATTEMPTS = "DELETE FROM twinbox_inbox_attempt WHERE consumer = ? AND message_id = ?";
+
+  private static final String ATTEMPTS = """
+      SELECT message_id, attempts FROM twinbox_inbox_attempt WHERE consumer = ? AND message_id IN (%s)""";
+  private static final String CLEAR_ATTEMPTS_OF = """
+      DELETE FROM twinbox_inbox_attempt WHERE consumer = ? AND message_id IN (%s)""";
+  /** Ids per statement: far below both databases' limits on parameters. */
+  private static final int CHUNK = 1_000;
 
   private final Fragments f;
 
@@ -62,6 +73,41 @@ public final class InboxSql {
       ps.setString(1, consumer);
       ps.setString(2, messageId);
       ps.executeUpdate();
+    }
+  }
+
+  /** The attempt counters of these messages; one without a counter is absent. */
+  public Map<String, Integer> attempts(Connection c, String consumer, List<String> ids) throws SQLException {
+    Map<String, Integer> out = new HashMap<>();
+    for (int from = 0; from < ids.size(); from += CHUNK) {
+      List<String> chunk = ids.subList(from, Math.min(ids.size(), from + CHUNK));
+      try (PreparedStatement ps = c.prepareStatement(ATTEMPTS.formatted(Rows.marks(chunk.size())))) {
+        bindConsumerAndIds(ps, consumer, chunk);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            out.put(rs.getString(1), rs.getInt(2));
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  public void clearAttempts(Connection c, String consumer, List<String> ids) throws SQLException {
+    for (int from = 0; from < ids.size(); from += CHUNK) {
+      List<String> chunk = ids.subList(from, Math.min(ids.size(), from + CHUNK));
+      try (PreparedStatement ps = c.prepareStatement(CLEAR_ATTEMPTS_OF.formatted(Rows.marks(chunk.size())))) {
+        bindConsumerAndIds(ps, consumer, chunk);
+        ps.executeUpdate();
+      }
+    }
+  }
+
+  private static void bindConsumerAndIds(PreparedStatement ps, String consumer, List<String> ids) throws SQLException {
+    ps.setString(1, consumer);
+    int i = 2;
+    for (String id : ids) {
+      ps.setString(i++, id);
     }
   }
 

@@ -30,7 +30,7 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>The durable consumer is created or updated on start: explicit acks, deliver all,
- * {@code ackWait} (default 60 s), {@code maxDeliver} (default 20). One thread takes up to
+ * {@code ackWait} (default 60 s), {@code maxDeliver} (default -1: none). One thread takes up to
  * {@code batchSize} messages (waiting at most {@code batchWait} for more after the first) and hands
  * them in stream order to the inbox. A handler failure is retried inline with backoff, not with
  * {@code nak}: a nak'd message would come back after the aggregate's later messages and break
@@ -63,8 +63,9 @@ public final class NatsInboxConsumer {
         .range(Duration.ofSeconds(1), Duration.ofHours(1)).defaultValue(Duration.ofSeconds(60))
         .description("How long the server waits for an ack before redelivering; over twice the longest retry.");
     public static final Setting<Integer> MAX_DELIVER = Setting.integer("maxDeliver")
-        .valid(n -> n == -1 || n >= 1, "-1 (no limit) or >= 1").defaultValue(20)
-        .description("The server's delivery limit, a backstop above retry.maxAttempts.");
+        .valid(n -> n == -1 || n >= 1, "-1 (no limit) or >= 1").defaultValue(-1)
+        .description("The server's delivery limit; -1 (none) unless you accept that the server drops a message"
+            + " after that many deliveries, which count give-backs and other messages' crashes too.");
     /** This consumer's settings: the shared ones ({@link InboxConsumerSettings}) and JetStream's. */
     public static final Catalogue<Builder> SETTINGS = InboxConsumerSettings.<Builder>common("nats.consumer",
         "NatsInboxConsumer.Builder", Builder::batchSize, Builder::retryPolicy)
@@ -115,9 +116,13 @@ public final class NatsInboxConsumer {
     }
 
     /**
-     * The server's delivery limit: after that many deliveries it stops redelivering. A backstop
-     * only: the inbox parks a message after {@code maxAttempts}, which should be lower ({@link
-     * #MAX_DELIVER}; -1 for none).
+     * The server's delivery limit: after that many deliveries it stops delivering the message, and
+     * the inbox never sees it end — neither applied nor parked. Every delivery counts, not only the
+     * inbox's attempts: the give-back of messages fetched but not done when a consumer closes, and
+     * the redelivery of a whole unacknowledged batch after any crash. The default is -1, no limit:
+     * the inbox's own {@code maxAttempts} parks a poison message, also one that kills the process.
+     * A finite value must exceed {@code maxAttempts} and is logged as a risk at start ({@link
+     * #MAX_DELIVER}).
      */
     public Builder maxDeliver(int maxDeliver) {
       this.maxDeliver = MAX_DELIVER.check(maxDeliver);
@@ -135,6 +140,12 @@ public final class NatsInboxConsumer {
       if (maxDeliver != -1 && maxDeliver <= shared.retry().maxAttempts()) {
         throw new IllegalArgumentException("maxDeliver (" + maxDeliver + ") must exceed retryPolicy.maxAttempts ("
             + shared.retry().maxAttempts() + "): the server would stop redelivering before the inbox parks the message");
+      }
+      if (maxDeliver != -1) {
+        org.slf4j.LoggerFactory.getLogger(NatsInboxConsumer.class).warn("consumer {}: maxDeliver {} lets the server"
+            + " stop delivering a message after {} deliveries, counting give-backs on close and redeliveries after"
+            + " other messages' crashes: such a message is neither applied nor parked. -1 (the default) has no limit;"
+            + " the inbox parks poison after retryPolicy.maxAttempts", shared.consumer(), maxDeliver, maxDeliver);
       }
       ConnectionHolder c = connection != null ? ConnectionHolder.of(connection)
           : ConnectionHolder.lazy(url, "twinbox-inbox-" + shared.consumer());

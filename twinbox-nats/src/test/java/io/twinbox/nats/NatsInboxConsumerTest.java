@@ -135,4 +135,53 @@ class NatsInboxConsumerTest {
     assertThat(stats.transactions()).as("duplicates skipped in batches of up to %d, not one by one", n)
         .isLessThanOrEqualTo(3);
   }
+
+  /**
+   * Every delivery counts against JetStream's {@code maxDeliver}, not only the inbox's attempts:
+   * the give-backs ({@code nak}) of messages fetched but not done when a consumer closes, and the
+   * redeliveries after another message's crash. A finite limit therefore let the server stop
+   * delivering a healthy message that the inbox never saw end — neither applied nor parked (the
+   * fault suite's D6 on NATS: after 12 consumer deaths a third message was never delivered again).
+   * With the default (no limit) it comes, and the inbox's own {@code maxAttempts} bounds a poison
+   * message's runs.
+   */
+  @Test
+  void aMessageGivenBackMoreOftenThanTheOldDeliveryLimitIsStillApplied() throws Exception {
+    String dest = fixture.createDestination("givenback");
+    String stream = NatsFixture.streamName(dest);
+    Inbox inbox = Inbox.builder(JdbcInboxStore.of(fixture.store()), "givenback").build();
+    List<String> applied = new CopyOnWriteArrayList<>();
+    NatsInboxConsumer.Builder builder = NatsInboxConsumer.builder(NatsFixture.url(NatsFixture.PORT), stream, "givenback")
+        .inbox(inbox, fixture.dataSource()).handler((conn, m) -> applied.add(m.id()));
+    try (InboxConsumer c = builder.build()) {
+      c.start(); // creates the durable consumer with the builder's settings
+      await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> fixture.admin().jetStreamManagement()
+          .getConsumerInfo(stream, "givenback") != null);
+    }
+    try (NatsPublisher p = NatsPublisher.builder(fixture.admin()).subjectRouter(m -> "tb." + dest + ".x").build()) {
+      assertThat(p.send(TransportContract.message("agg-1", 1, "{\"n\":1}")).get(10, TimeUnit.SECONDS))
+          .isEqualTo(PublishOutcome.acked());
+    }
+    var js = fixture.admin().jetStream();
+    var sub = js.subscribe(null, io.nats.client.PullSubscribeOptions.bind(stream, "givenback"));
+    int deliveries = 0;
+    for (int i = 0; i < 25; i++) { // 25 consumers that fetched it and closed before its turn
+      List<io.nats.client.Message> got = sub.fetch(1, Duration.ofSeconds(2));
+      if (got.isEmpty()) {
+        break;
+      }
+      deliveries++;
+      got.get(0).nak();
+    }
+    sub.unsubscribe();
+    assertThat(deliveries).as("deliveries the server made").isEqualTo(25);
+
+    try (InboxConsumer c = builder.build()) {
+      c.start();
+      await().atMost(Duration.ofSeconds(30)).until(() -> c.stats().processed() == 1);
+    }
+    assertThat(applied).hasSize(1);
+    assertThat(fixture.admin().jetStreamManagement().getConsumerInfo(stream, "givenback").getConsumerConfiguration()
+        .getMaxDeliver()).as("the durable's delivery limit").isEqualTo(-1);
+  }
 }

@@ -151,17 +151,15 @@ public final class FaultRun implements AutoCloseable {
     for (int i = 0; i < 2; i++) {
       Path journal = dir.resolve("acks-relay-" + i + ".txt");
       journals.add(journal);
-      relays.add(new ChildJvm("relay-" + i, dir, RelayMain.class.getName(), List.of(relayUrl,
-          producerDb.user(), producerDb.password(), relayTransport, "relay-" + i,
-          Long.toString(TTL.toMillis()), journal.toString(), scenario.walRelay() ? "wal" : "polling",
-          Integer.toString(scenario.relayMaxAttempts())),
+      relays.add(new ChildJvm("relay-" + i, dir, RelayMain.class.getName(), RelayMain.arguments(relayUrl,
+          producerDb.user(), producerDb.password(), relayTransport, "relay-" + i, TTL.toMillis(), journal,
+          scenario.walRelay(), scenario.relayMaxAttempts()),
           RelayMain.STARTED, with(SkewedClock.environment(relaySkew(i)), Language.environment(scenario))));
       Path handlerJournal = dir.resolve("handler-runs-consumer-" + i + ".txt");
       handlerJournals.add(handlerJournal);
-      consumers.add(new ChildJvm("consumer-" + i, dir, ConsumerMain.class.getName(), List.of(
+      consumers.add(new ChildJvm("consumer-" + i, dir, ConsumerMain.class.getName(), ConsumerMain.arguments(
           consumerDb.jdbcUrl(), consumerDb.user(), consumerDb.password(), destination.consumerSpec(),
-          "faults-consumer", "consumer-" + i, handlerJournal.toString(),
-          scenario.serializableConsumers() ? ConsumerMain.SERIALIZABLE : ConsumerMain.PLAIN),
+          "faults-consumer", "consumer-" + i, handlerJournal, scenario.serializableConsumers()),
           ConsumerMain.STARTED, Language.environment(scenario)));
     }
     double writeSeconds = Math.max(20, scenario.faultCount(supported()) * SECONDS_PER_FAULT / 0.75);

@@ -153,12 +153,13 @@ public final class SoakRun implements AutoCloseable {
     for (int i = 0; i < 2; i++) {
       Path journal = dir.resolve("acks-relay-" + i + ".txt");
       journals.add(journal);
-      relays.add(new ChildJvm("relay-" + i, dir, RelayMain.class.getName(), List.of(relayUrl,
-          producerDb.user(), producerDb.password(), relayTransport, "relay-" + i,
-          Long.toString(TTL.toMillis()), journal.toString(), "polling"), RelayMain.STARTED));
-      consumers.add(new ChildJvm("consumer-" + i, dir, ConsumerMain.class.getName(), List.of(
+      relays.add(new ChildJvm("relay-" + i, dir, RelayMain.class.getName(), RelayMain.arguments(relayUrl,
+          producerDb.user(), producerDb.password(), relayTransport, "relay-" + i, TTL.toMillis(), journal, false, 0),
+          RelayMain.STARTED));
+      consumers.add(new ChildJvm("consumer-" + i, dir, ConsumerMain.class.getName(), ConsumerMain.arguments(
           consumerDb.jdbcUrl(), consumerDb.user(), consumerDb.password(), destination.consumerSpec(),
-          "faults-consumer", "consumer-" + i), ConsumerMain.STARTED));
+          "faults-consumer", "consumer-" + i, dir.resolve("handler-runs-consumer-" + i + ".txt"), false),
+          ConsumerMain.STARTED));
     }
     double attempted = rate / (1 - ROLLBACK);
     long events = Math.round(attempted * minutes * 60);

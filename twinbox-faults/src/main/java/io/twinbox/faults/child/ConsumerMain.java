@@ -79,6 +79,16 @@ public final class ConsumerMain {
     return journal.resolveSibling(journal.getFileName() + ".halt");
   }
 
+  /**
+   * The command line {@link #main} reads, built in this one place for every run that starts a
+   * consumer.
+   */
+  public static java.util.List<String> arguments(String jdbcUrl, String user, String password, String transport,
+      String group, String name, Path handlerJournal, boolean serializable) {
+    return java.util.List.of(jdbcUrl, user, password, transport, group, name, handlerJournal.toString(),
+        serializable ? SERIALIZABLE : PLAIN);
+  }
+
   public static void main(String[] args) throws InterruptedException, java.io.IOException {
     if (args.length != 8 || !args[7].equals(PLAIN) && !args[7].equals(SERIALIZABLE)) {
       throw new IllegalArgumentException("usage: ConsumerMain <jdbc url> <user> <password> <transport>"

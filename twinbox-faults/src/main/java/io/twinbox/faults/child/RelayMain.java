@@ -43,6 +43,18 @@ public final class RelayMain {
 
   private RelayMain() {}
 
+  /**
+   * The command line {@link #main} reads, built in this one place for every run that starts a
+   * relay (the matrix's and the soak's once drifted apart: the soak's relays refused to start).
+   *
+   * @param maxAttempts the relay's attempts, 0 for the library's default
+   */
+  public static java.util.List<String> arguments(String jdbcUrl, String user, String password, String transport,
+      String nodeId, long leaseTtlMillis, Path journal, boolean wal, int maxAttempts) {
+    return java.util.List.of(jdbcUrl, user, password, transport, nodeId, Long.toString(leaseTtlMillis),
+        journal.toString(), wal ? "wal" : "polling", Integer.toString(maxAttempts));
+  }
+
   public static void main(String[] args) throws InterruptedException {
     if (args.length != 9 || !args[7].equals("polling") && !args[7].equals("wal")) {
       throw new IllegalArgumentException("usage: RelayMain <jdbc url> <user> <password> <transport>"

@@ -455,15 +455,16 @@ public final class InboxRunner {
         stop++; // a batch-counted suspect whose counter says it ran before waits to run alone
       }
       List<InboxMessage> batch = items.subList(done, stop).stream().map(Item::message).toList();
-      List<String> clear = new ArrayList<>();
+      java.util.LinkedHashSet<String> ending = new java.util.LinkedHashSet<>();
       if (counted) {
-        clear.add(batch.get(0).id());
+        ending.add(batch.get(0).id());
       }
-      for (InboxMessage m : batch) {
-        if (batchCounted.containsKey(m.id()) && !clear.contains(m.id())) {
-          clear.add(m.id());
+      for (int i = 0; i < batch.size() && !batchCounted.isEmpty(); i++) { // empty outside a restart
+        if (batchCounted.containsKey(batch.get(i).id())) {
+          ending.add(batch.get(i).id());
         }
       }
+      List<String> clear = List.copyOf(ending);
       Outcome outcome = commit(batch, clear);
       if (outcome instanceof Done) {
         clear.forEach(batchCounted::remove);
@@ -660,9 +661,7 @@ public final class InboxRunner {
           c.rollback(); // the inbox records of this batch; nothing ran
           return new ConflictFound(quiet.conflict());
         }
-        if (clearAttempts.size() == 1) {
-          inbox.store().clearAttempts(c, inbox.consumer(), clearAttempts.get(0));
-        } else if (!clearAttempts.isEmpty()) {
+        if (!clearAttempts.isEmpty()) {
           inbox.store().clearAttempts(c, inbox.consumer(), clearAttempts);
         }
         inbox.store().requireCommittable(c); // else a swallowed error turns the commit into a silent rollback

@@ -24,18 +24,7 @@ class InboxRunnerOverdueHoldTest {
   private final TestClock clock = TestClock.fixed(Instant.parse("2026-01-01T00:00:00Z"));
   private final InMemoryStore store = InMemoryStore.create(clock);
   private final List<String> applied = new ArrayList<>();
-  private long now;
-  private final Ticker ticker = new Ticker() {
-    @Override
-    public long nanoTime() {
-      return now;
-    }
-
-    @Override
-    public void sleep(long millis) {
-      now += millis * 1_000_000;
-    }
-  };
+  private final VirtualTicker ticker = new VirtualTicker();
 
   @Test
   void aHoldPastGapTimeoutIsParkedWithoutAnotherBatch() throws InterruptedException {
@@ -51,7 +40,7 @@ class InboxRunnerOverdueHoldTest {
     assertThat(runner.parkOverdueHeldIfDue()).as("not overdue yet").isZero();
     clock.advance(Duration.ofSeconds(6));
     assertThat(runner.parkOverdueHeldIfDue()).as("checked less than a second ago").isZero();
-    now += 1_000_000_000L;
+    ticker.advanceNanos(1_000_000_000L);
     assertThat(runner.parkOverdueHeldIfDue()).isEqualTo(1);
 
     assertThat(store.parked("payments")).singleElement().satisfies(p -> {
@@ -71,7 +60,7 @@ class InboxRunnerOverdueHoldTest {
     runner.processRedeliverable(List.of(item("m1", 1), item("m3", 3)), new boolean[2], (from, to) -> {});
     // The broker is away for longer than gapTimeout; the hold ages meanwhile. Then delivery resumes.
     clock.advance(Duration.ofSeconds(60));
-    now += 60_000_000_000L;
+    ticker.advanceNanos(60_000_000_000L);
     runner.sessionStarted();
     assertThat(runner.parkOverdueHeldIfDue()).as("in the grace after the reconnect").isZero();
     // m2 was in the queue all along and comes right after the reconnect: m2 and m3 are applied.
@@ -89,7 +78,7 @@ class InboxRunnerOverdueHoldTest {
     runner.sessionStarted();
     runner.processRedeliverable(List.of(item("m1", 1), item("m3", 3)), new boolean[2], (from, to) -> {});
     clock.advance(Duration.ofSeconds(6));
-    now += 6_000_000_000L;
+    ticker.advanceNanos(6_000_000_000L);
     assertThat(runner.parkOverdueHeldIfDue()).isEqualTo(1);
   }
 

@@ -34,19 +34,7 @@ class InboxRunnerRestartTest {
   /** Handler runs whose transaction committed. */
   private final List<String> applied = new ArrayList<>();
   private final List<String> ranInTransaction = new ArrayList<>();
-  private final Ticker ticker = new Ticker() {
-    private long now;
-
-    @Override
-    public long nanoTime() {
-      return now;
-    }
-
-    @Override
-    public void sleep(long millis) {
-      now += millis * 1_000_000;
-    }
-  };
+  private final Ticker ticker = new VirtualTicker();
 
   /** The process dies in the handler: nothing after it in the runner happens. */
   private static final class ProcessDeath extends Error {
